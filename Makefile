@@ -1,0 +1,46 @@
+# Two commands do all the set-up on a fresh machine (Python 3.11):
+#   make book   create .venv, install, build the HTML book
+#   make test   same set-up, then pytest, nbval over every notebook, strict book build
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+NOTEBOOKS := $(shell find book -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' | sort)
+
+.PHONY: book test pytest nbval strict-book notebooks benchmark clean
+
+$(STAMP): requirements.txt pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m ipykernel install --sys-prefix --name python3 > /dev/null
+	touch $(STAMP)
+
+book: $(STAMP)
+	$(BIN)/jupyter-book build . --path-output . --quiet
+	@echo "Book built: $(CURDIR)/_build/html/index.html"
+
+test: pytest nbval strict-book
+
+pytest: $(STAMP)
+	MPLBACKEND=Agg $(BIN)/python -m pytest tests
+
+nbval: $(STAMP)
+	MPLBACKEND=Agg $(BIN)/python -m pytest --nbval -p no:cacheprovider $(NOTEBOOKS)
+
+strict-book: $(STAMP)
+	rm -rf _build/html _build/doctrees
+	$(BIN)/jupyter-book build . --path-output . --warningiserror --keep-going --quiet
+
+# Re-execute every notebook in place (after changing the code it calls).
+notebooks: $(STAMP)
+	for nb in $(NOTEBOOKS); do \
+	  MPLBACKEND=Agg $(BIN)/jupyter nbconvert --to notebook --execute --inplace \
+	    --ExecutePreprocessor.timeout=600 "$$nb" || exit 1; done
+
+benchmark: $(STAMP)
+	for b in benchmarks/bench_*.py; do $(BIN)/python "$$b" || exit 1; done
+
+clean:
+	rm -rf _build

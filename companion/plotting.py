@@ -1,0 +1,83 @@
+"""One figure style for the whole book, and the plotting helpers chapters share.
+
+Chapters call :func:`use_book_style` once in their set-up cell; every helper
+takes an optional ``ax`` and returns it, so figures compose.
+"""
+
+from __future__ import annotations
+
+import matplotlib as mpl
+import matplotlib.pyplot as plt
+import numpy as np
+
+__all__ = ["BOOK_STYLE", "COLORS", "use_book_style", "reliability_diagram", "band_plot"]
+
+#: A colour-blind-safe cycle (Okabe-Ito) used by every figure of the book.
+COLORS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000"]
+
+BOOK_STYLE = {
+    "figure.figsize": (6.4, 4.0),
+    "figure.dpi": 110,
+    "savefig.dpi": 150,
+    "font.size": 10,
+    "axes.titlesize": 10,
+    "axes.labelsize": 10,
+    "legend.fontsize": 8.5,
+    "legend.frameon": False,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "lines.linewidth": 1.6,
+    "axes.prop_cycle": mpl.cycler(color=COLORS),
+    "svg.hashsalt": "book",
+}
+
+
+def use_book_style() -> None:
+    """Apply the book's matplotlib style globally."""
+    mpl.rcParams.update(BOOK_STYLE)
+
+
+def reliability_diagram(curve, *, ax=None, label=None, color=None, show_counts=True, reference=True):
+    """Draw a reliability diagram from a :func:`companion.metrics.reliability_curve` result.
+
+    Observed frequency is plotted against the mean forecast of each non-empty
+    bin; the diagonal is perfect calibration.  With ``show_counts`` a small
+    histogram of the bin counts is drawn along the bottom.
+    """
+    if ax is None:
+        _, ax = plt.subplots()
+    filled = curve.counts > 0
+    if reference:
+        ax.plot([0, 1], [0, 1], color="0.5", lw=1, ls=":", label="perfect calibration")
+    (line,) = ax.plot(
+        curve.mean_forecast[filled], curve.frequency[filled], "o-", ms=3.5, label=label, color=color
+    )
+    if show_counts:
+        share = curve.counts / curve.counts.sum()
+        widths = np.diff(curve.edges)
+        ax.bar(curve.edges[:-1], 0.25 * share / share.max(), width=widths, align="edge",
+               color=line.get_color(), alpha=0.18, lw=0)
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_aspect("equal")
+    ax.set_xlabel("forecast $z$")
+    ax.set_ylabel("observed frequency of $Y=1$")
+    return ax
+
+
+def band_plot(x, values, *, ax=None, label=None, color=None, axis=-1, quantiles=(0.0, 1.0), **kw):
+    """Plot the mean of ``values`` along ``axis`` with a band between two quantiles.
+
+    ``values`` holds repetitions along ``axis``; the band runs from the lower
+    to the upper quantile (by default the min and the max over repetitions).
+    """
+    if ax is None:
+        _, ax = plt.subplots()
+    values = np.asarray(values, dtype=float)
+    mean = values.mean(axis=axis)
+    lo, hi = np.quantile(values, quantiles, axis=axis)
+    (line,) = ax.plot(x, mean, label=label, color=color, **kw)
+    ax.fill_between(x, lo, hi, color=line.get_color(), alpha=0.2, lw=0)
+    return ax
