@@ -81,7 +81,9 @@ def check_open_unit(x, name: str) -> float:
 
 def check_int(n, name: str, *, minimum: int = 1) -> int:
     """Return ``n`` as an int, requiring ``n >= minimum``."""
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral):
+    if isinstance(n, bool):
+        raise ValueError(f"{name} must be an integer, got {n!r}")
+    if not isinstance(n, numbers.Integral):
         if isinstance(n, numbers.Real) and float(n).is_integer():
             n = int(n)
         else:

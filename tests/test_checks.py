@@ -1,0 +1,126 @@
+"""Every validation rule of companion._checks, and that public functions use them."""
+
+import numpy as np
+import pytest
+
+from companion import _checks as C
+from companion.metrics import calibration_risk, mse_decomposition, reliability_curve
+from companion.scenarios import GaussianMixture
+
+
+@pytest.mark.parametrize("bad, rule", [
+    ([0.1, np.nan], "finite"),
+    ([0.1, np.inf], "finite"),
+    ([], "empty"),
+    ([[0.1]], "1-dimensional"),
+    (["a"], "real numbers"),
+])
+def test_real_array_rules(bad, rule):
+    with pytest.raises(ValueError, match=rf"^p .*{rule}"):
+        C.as_real_array(bad, "p")
+
+
+@pytest.mark.parametrize("bad", [[-0.01, 0.5], [0.5, 1.0001]])
+def test_probabilities_in_unit_interval(bad):
+    with pytest.raises(ValueError, match=r"p must lie in \[0, 1\]"):
+        C.as_probabilities(bad, "p")
+
+
+def test_open_interval_probabilities():
+    assert C.as_probabilities([0.2, 0.8], "q", open_interval=True).tolist() == [0.2, 0.8]
+    with pytest.raises(ValueError, match=r"q must lie in the open interval"):
+        C.as_probabilities([0.0, 0.5], "q", open_interval=True)
+
+
+@pytest.mark.parametrize("bad", [[0, 2], [0, 0.5], [-1, 1]])
+def test_labels_binary(bad):
+    with pytest.raises(ValueError, match=r"y must contain only labels in \{0, 1\}"):
+        C.as_labels(bad, "y")
+
+
+def test_labels_multiclass_and_dtype():
+    out = C.as_labels([0.0, 2.0, 1.0], "y", n_classes=3)
+    assert out.dtype == np.int64 and out.tolist() == [0, 2, 1]
+    with pytest.raises(ValueError, match=r"y must contain only labels in \{0, \.\.\., 2\}"):
+        C.as_labels([3], "y", n_classes=3)
+
+
+def test_same_length():
+    assert C.check_same_length(p=np.zeros(3), y=np.zeros(3)) == 3
+    with pytest.raises(ValueError, match="p and y must have the same length"):
+        C.check_same_length(p=np.zeros(3), y=np.zeros(2))
+
+
+@pytest.mark.parametrize("bad", [0.0, 1.0, -0.5, 2, np.nan, "0.1", True])
+def test_open_unit(bad):
+    with pytest.raises(ValueError, match="delta must"):
+        C.check_open_unit(bad, "delta")
+
+
+def test_check_int():
+    assert C.check_int(5.0, "n") == 5
+    assert C.check_int(np.int32(7), "n") == 7
+    for bad in (0, -3):
+        with pytest.raises(ValueError, match="n must be at least 1"):
+            C.check_int(bad, "n")
+    for bad in (2.5, "3", None, True):
+        with pytest.raises(ValueError, match="n must be an integer"):
+            C.check_int(bad, "n")
+
+
+def test_weights():
+    with pytest.raises(ValueError, match="w must be non-negative"):
+        C.as_weights([1.0, -0.1], "w")
+    with pytest.raises(ValueError, match="w must not be all zero"):
+        C.as_weights([0.0, 0.0], "w")
+
+
+@pytest.mark.parametrize("bad, rule", [
+    ([0.0, 0.6, 0.4, 1.0], "sorted"),
+    ([0.1, 0.5, 1.0], "start at 0"),
+    ([0.0, 0.5, 0.9], "end at 1"),
+    ([0.0], "at least two"),
+    ([0.0, 1.5], r"\[0, 1\]"),
+])
+def test_edges(bad, rule):
+    with pytest.raises(ValueError, match=rf"edges must .*{rule}"):
+        C.as_edges(bad)
+
+
+def test_masses():
+    with pytest.raises(ValueError, match="m must sum to 1"):
+        C.as_masses([0.5, 0.4], "m")
+    with pytest.raises(ValueError, match="m must be non-negative"):
+        C.as_masses([1.5, -0.5], "m")
+
+
+def test_rng():
+    assert isinstance(C.as_rng(3), np.random.Generator)
+    g = np.random.default_rng(1)
+    assert C.as_rng(g) is g
+    for bad in (-1, 1.5, None, np.random.RandomState(0)):
+        with pytest.raises(ValueError, match="rng must be"):
+            C.as_rng(bad)
+
+
+# The public functions of the foundation chapter reject bad input by name.
+@pytest.mark.parametrize("call, name", [
+    (lambda: mse_decomposition([0.2, np.nan], [0, 1]), "p"),
+    (lambda: mse_decomposition([0.2, 1.2], [0, 1]), "p"),
+    (lambda: mse_decomposition([0.2, 0.3], [0, 2]), "y"),
+    (lambda: mse_decomposition([0.2, 0.3], [0, 1, 1]), "p and y"),
+    (lambda: mse_decomposition([], []), "p"),
+    (lambda: mse_decomposition([0.2, 0.3], [0, 1], bins=0), "n_bins"),
+    (lambda: calibration_risk(lambda z: z + 1, [0.2, 0.3], [0, 1]), r"h\(z\)"),
+    (lambda: calibration_risk(0.5, [0.2, 0.3], [0, 1]), "h must be a callable"),
+    (lambda: reliability_curve([0.2, 0.3], [0, 1], n_bins=3, strategy="quantile"), "n_bins"),
+    (lambda: reliability_curve([0.2, 0.3], [0, 1], strategy="kmeans"), "strategy"),
+    (lambda: GaussianMixture(prior=1.0), "prior"),
+    (lambda: GaussianMixture(mu=-1.0), "mu"),
+    (lambda: GaussianMixture().sample(0, 1), "n"),
+    (lambda: GaussianMixture().sample(10, rng=None), "rng"),
+    (lambda: GaussianMixture().h_star([0.5, 1.1]), "z"),
+])
+def test_public_functions_name_the_argument(call, name):
+    with pytest.raises(ValueError, match=rf"^{name}"):
+        call()

@@ -1,0 +1,66 @@
+"""GaussianMixture: sampling law, h*, and the exact decomposition against mpmath quadrature."""
+
+import mpmath as mp
+import numpy as np
+import pytest
+from scipy.special import expit
+
+from companion.scenarios import GaussianMixture
+
+
+def mp_decomposition(prior, mu):
+    """Independent 30-digit quadrature of the four terms of eq. (2)."""
+    mp.mp.dps = 30
+    pi, mu = mp.mpf(prior), mp.mpf(mu)
+    phi = lambda t: mp.exp(-t * t / 2) / mp.sqrt(2 * mp.pi)  # noqa: E731
+    sig = lambda t: 1 / (1 + mp.exp(-t))  # noqa: E731
+    dens1, dens0 = (lambda x: phi(x - mu)), (lambda x: phi(x + mu))
+    dens = lambda x: pi * dens1(x) + (1 - pi) * dens0(x)  # noqa: E731
+    post = lambda x: pi * dens1(x) / dens(x)  # noqa: E731  Bayes' rule, not the sigmoid form
+    pts = [-mp.inf, -mu, 0, mu, mp.inf]
+    mse = mp.quad(lambda x: pi * dens1(x) * (1 - sig(x)) ** 2 + (1 - pi) * dens0(x) * sig(x) ** 2, pts)
+    sharp = mp.quad(lambda x: dens(x) * (post(x) - pi) ** 2, pts)
+    cal = mp.quad(lambda x: dens(x) * (sig(x) - post(x)) ** 2, pts)
+    return float(mse), float(pi * (1 - pi)), float(sharp), float(cal)
+
+
+@pytest.mark.parametrize("prior, mu", [(0.5, 2.0), (0.1, 2.0), (0.03, 1.0), (0.8, 3.5)])
+def test_decomposition_matches_high_precision_quadrature(prior, mu):
+    d = GaussianMixture(prior, mu).decomposition()
+    np.testing.assert_allclose(d, mp_decomposition(prior, mu), rtol=0, atol=1e-10)
+    assert d.mse == pytest.approx(d.variance - d.sharpness + d.calibration, abs=1e-12)
+
+
+def test_h_star_is_bayes_posterior():
+    g = GaussianMixture(0.2, 1.5)
+    z = np.linspace(0.01, 0.99, 41)
+    x = np.log(z / (1 - z))
+    from scipy.stats import norm
+    bayes = 0.2 * norm.pdf(x, 1.5) / (0.2 * norm.pdf(x, 1.5) + 0.8 * norm.pdf(x, -1.5))
+    np.testing.assert_allclose(g.h_star(z), bayes, rtol=1e-12)
+    assert g.h_star(np.array([0.0, 1.0])).tolist() == [0.0, 1.0]
+
+
+def test_paper_closed_form_of_h_star():
+    # The papers' README: h*(z) = sigmoid(4 logit z + log(pi / (1 - pi))) for mu = 2.
+    z = np.linspace(0.02, 0.98, 25)
+    g = GaussianMixture(0.1, 2.0)
+    np.testing.assert_allclose(g.h_star(z), expit(4 * np.log(z / (1 - z)) + np.log(0.1 / 0.9)), rtol=1e-13)
+
+
+def test_sampling_law():
+    g = GaussianMixture(0.3, 2.0)
+    z, y = g.sample(200_000, np.random.default_rng(5))
+    assert z.shape == y.shape == (200_000,)
+    assert abs(y.mean() - 0.3) < 4 * np.sqrt(0.3 * 0.7 / 200_000)
+    x1 = np.log(z[y == 1] / (1 - z[y == 1]))
+    assert abs(x1.mean() - 2.0) < 0.02 and abs(x1.std() - 1.0) < 0.02
+    # Monte Carlo MSE against the exact value (standard error about 1e-4).
+    assert abs(np.mean((y - z) ** 2) - g.decomposition().mse) < 6e-4
+
+
+def test_sampling_is_reproducible_from_a_seed():
+    a = GaussianMixture().sample(50, 7)
+    b = GaussianMixture().sample(50, 7)
+    np.testing.assert_array_equal(a[0], b[0])
+    np.testing.assert_array_equal(a[1], b[1])

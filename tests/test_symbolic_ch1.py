@@ -1,0 +1,51 @@
+"""Sympy proofs of Proposition 1 and eq. (2) on finite joint distributions."""
+
+import itertools
+
+import pytest
+import sympy as sp
+
+from companion.symbolic import finite_joint_distribution, mse_decomposition_residual, proposition1_residual
+
+
+def set_partitions(items):
+    if not items:
+        yield []
+        return
+    first, rest = items[0], items[1:]
+    for part in set_partitions(rest):
+        for i in range(len(part)):
+            yield part[:i] + [[first] + part[i]] + part[i + 1:]
+        yield [[first]] + part
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 4])
+def test_proposition1_for_every_grouping_of_m_values(m):
+    partitions = list(set_partitions(list(range(m))))
+    assert len(partitions) == [1, 2, 5, 15][m - 1]  # Bell numbers: every grouping map is covered
+    for groups in partitions:
+        residual, risks = proposition1_residual(groups)
+        assert residual == 0
+        assert risks["risk"] != 0  # the identity is not vacuous
+
+
+def test_a_wrong_identity_is_detected():
+    # Dropping the sharpness term must leave a non-zero residual: the check can fail.
+    _, risks = proposition1_residual([[0, 1], [2]])
+    assert sp.simplify(risks["risk"] - risks["calibration"]) != 0
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 5])
+def test_mse_decomposition_identity(m):
+    residual, terms = mse_decomposition_residual(m)
+    assert residual == 0
+    assert sp.expand(terms["mse"] - terms["variance"]) != 0
+
+
+def test_masses_sum_to_one_and_bad_groups():
+    law = finite_joint_distribution(4)
+    assert sp.simplify(sum(law.masses) - 1) == 0
+    with pytest.raises(ValueError, match="groups must partition"):
+        proposition1_residual([[0, 1], [1, 2]])
+    with pytest.raises(ValueError, match="m must be at least 1"):
+        finite_joint_distribution(0)
