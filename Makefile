@@ -27,7 +27,7 @@ pytest: $(STAMP)
 	MPLBACKEND=Agg $(BIN)/python -m pytest tests
 
 nbval: $(STAMP)
-	MPLBACKEND=Agg $(BIN)/python -m pytest --nbval -p no:cacheprovider $(NOTEBOOKS)
+	$(BIN)/python -m pytest --nbval -p no:cacheprovider $(NOTEBOOKS)
 
 strict-book: $(STAMP)
 	rm -rf _build/html _build/doctrees
@@ -36,7 +36,7 @@ strict-book: $(STAMP)
 # Re-execute every notebook in place (after changing the code it calls).
 notebooks: $(STAMP)
 	for nb in $(NOTEBOOKS); do \
-	  MPLBACKEND=Agg $(BIN)/jupyter nbconvert --to notebook --execute --inplace \
+	  $(BIN)/jupyter nbconvert --to notebook --execute --inplace \
 	    --ExecutePreprocessor.timeout=600 "$$nb" || exit 1; done
 
 benchmark: $(STAMP)

@@ -35,7 +35,19 @@ BOOK_STYLE = {
 
 
 def use_book_style() -> None:
-    """Apply the book's matplotlib style globally."""
+    """Apply the book's matplotlib style globally.
+
+    Inside a Jupyter kernel this also selects the inline backend, so figures
+    are stored in the notebook even when ``MPLBACKEND`` names a non-GUI
+    backend such as Agg (which would make ``plt.show()`` a no-op).
+    """
+    try:
+        from IPython import get_ipython
+    except ImportError:  # plain Python: keep the current backend
+        get_ipython = lambda: None  # noqa: E731
+    shell = get_ipython()
+    if shell is not None and getattr(shell, "kernel", None) is not None:
+        shell.run_line_magic("matplotlib", "inline")
     mpl.rcParams.update(BOOK_STYLE)
 
 

@@ -95,6 +95,24 @@ def mse_decomposition_residual(m: int) -> tuple[sp.Expr, dict[str, sp.Expr]]:
     return residual, terms
 
 
+def gaussian_posterior_log_odds() -> tuple[sp.Expr, sp.Expr]:
+    r"""Log posterior odds of the Gaussian mixture, by Bayes' rule, and its residual.
+
+    With :math:`X\mid Y=1 \sim N(\mu,1)`, :math:`X\mid Y=0\sim N(-\mu,1)` and
+    prior :math:`\pi`, returns ``(log_odds, residual)`` where ``log_odds`` is
+    :math:`\log\frac{\pi\varphi(x-\mu)}{(1-\pi)\varphi(x+\mu)}` simplified and
+    ``residual`` is its difference from :math:`2\mu x + \log\frac{\pi}{1-\pi}`
+    (zero), which gives :math:`h^*(z) = \sigma(2\mu\,\mathrm{logit}\,z + \log\frac{\pi}{1-\pi})`.
+    """
+    x = sp.Symbol("x", real=True)
+    mu, pi = sp.symbols("mu pi", positive=True)
+    phi = lambda t: sp.exp(-t**2 / 2) / sp.sqrt(2 * sp.pi)  # noqa: E731
+    log_odds = sp.expand_log(sp.log(pi * phi(x - mu) / ((1 - pi) * phi(x + mu))), force=True)
+    log_odds = sp.simplify(log_odds)
+    residual = sp.simplify(sp.expand_log(log_odds - (2 * mu * x + sp.log(pi) - sp.log(1 - pi)), force=True))
+    return log_odds, residual
+
+
 # ---------------------------------------------------------------------------
 # Chapter 2: uniform-mass binning (minimizing zeta over B)
 # ---------------------------------------------------------------------------

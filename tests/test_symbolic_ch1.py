@@ -49,3 +49,14 @@ def test_masses_sum_to_one_and_bad_groups():
         proposition1_residual([[0, 1], [1, 2]])
     with pytest.raises(ValueError, match="m must be at least 1"):
         finite_joint_distribution(0)
+
+
+def test_gaussian_posterior_log_odds():
+    from companion.symbolic import gaussian_posterior_log_odds
+
+    log_odds, residual = gaussian_posterior_log_odds()
+    assert residual == 0
+    # Independent numeric check of the log odds at one point.
+    x, mu, pi = sp.Symbol("x", real=True), sp.Symbol("mu", positive=True), sp.Symbol("pi", positive=True)
+    val = log_odds.subs({x: 0.3, mu: 2, pi: sp.Rational(1, 10)})
+    assert abs(float(val) - (2 * 2 * 0.3 + float(sp.log(sp.Rational(1, 9))))) < 1e-14
