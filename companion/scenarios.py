@@ -13,9 +13,10 @@ from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
-from scipy.special import expit, logit
+from scipy.optimize import minimize_scalar
+from scipy.special import expit, logit, ndtr, ndtri
 
-from ._checks import as_probabilities, as_rng, check_int, check_open_unit
+from ._checks import as_edges, as_probabilities, as_rng, check_int, check_open_unit
 
 __all__ = ["GaussianMixture", "PopulationDecomposition"]
 
@@ -122,6 +123,235 @@ class GaussianMixture:
             calibration=calibration,
         )
 
+    # -- Chapter 2: population risks of piecewise-constant maps, F_Z and (A3) --
+    def _x_edges(self, edges: np.ndarray) -> np.ndarray:
+        """Bin edges moved to the logit scale ``x = logit(z)`` (0 and 1 map to -inf and +inf)."""
+        with np.errstate(divide="ignore"):
+            return logit(edges)
+
+    def cdf(self, z) -> np.ndarray:
+        """Distribution function ``F_Z(z) = (1-pi) Phi(logit z + mu) + pi Phi(logit z - mu)``."""
+        z = as_probabilities(z, "z", ndim=np.ndim(z))
+        x = self._x_edges(z)
+        return (1.0 - self.prior) * ndtr(x + self.mu) + self.prior * ndtr(x - self.mu)
+
+    def quantile(self, q) -> np.ndarray:
+        """Inverse of :meth:`cdf` for ``q`` in (0, 1), by a vectorized bisection in ``x``.
+
+        ``F_X`` is bracketed by the two class quantiles; 200 halvings of that
+        bracket reach the floating-point resolution of ``x``.
+        """
+        q = as_probabilities(q, "q", ndim=np.ndim(q), open_interval=True)
+        lo = ndtri(q) - self.mu  # F_X(x) <= Phi(x + mu) <= q there
+        hi = ndtri(q) + self.mu  # F_X(x) >= Phi(x - mu) >= q there
+        for _ in range(200):
+            mid = 0.5 * (lo + hi)
+            below = (1.0 - self.prior) * ndtr(mid + self.mu) + self.prior * ndtr(mid - self.mu) < q
+            lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+        return expit(0.5 * (lo + hi))
+
+    def _log_smoothness_ratio(self, x: np.ndarray) -> np.ndarray:
+        r"""``log(dh*/dF_Z)`` at ``z = sigmoid(x)``.
+
+        With :math:`p_X` the mixture density, :math:`dh^*/dF_Z = (d\eta/dx) / p_X(x)`
+        where :math:`\eta(x) = P[Y=1 \mid X=x]`, which equals
+        :math:`2\mu\pi(1-\pi)\varphi(x-\mu)\varphi(x+\mu)/p_X(x)^3`.
+        """
+        pi, mu = self.prior, self.mu
+        log_phi = lambda t: -0.5 * t * t - 0.5 * np.log(2.0 * np.pi)  # noqa: E731
+        log_px = np.logaddexp(np.log(pi) + log_phi(x - mu), np.log(1.0 - pi) + log_phi(x + mu))
+        return np.log(2.0 * mu * pi * (1.0 - pi)) + log_phi(x - mu) + log_phi(x + mu) - 3.0 * log_px
+
+    def smoothness_ratio(self, z) -> np.ndarray:
+        """The derivative ``dh*/dF_Z`` at forecasts ``z`` in (0, 1) (the local slope in (A3))."""
+        z = as_probabilities(z, "z", ndim=np.ndim(z), open_interval=True)
+        return np.exp(self._log_smoothness_ratio(logit(z)))
+
+    def smoothness_constant(self, tail_mass: float = 1e-12) -> float:
+        r"""The constant K of assumption (A3) on the central part of the forecast law.
+
+        Returns :math:`\sup dh^*/dF_Z` over the forecasts ``z`` with
+        ``tail_mass <= F_Z(z) <= 1 - tail_mass``.  Over all of [0, 1] the
+        supremum is infinite for this family: the ratio behaves like
+        :math:`e^{x^2/2 - 3\mu|x|}` as :math:`|x| \to \infty`, so (A3) holds
+        only after the two tails of mass ``tail_mass`` are set aside.
+        The maximum is located on a fine grid and polished by a bounded
+        scalar maximization.
+        """
+        tail_mass = check_open_unit(tail_mass, "tail_mass")
+        if tail_mass >= 0.5:
+            raise ValueError(f"tail_mass must be below 0.5 (two tails are removed), got {tail_mass!r}")
+        if 1.0 - tail_mass == 1.0:
+            raise ValueError(f"tail_mass must be at least about 1e-16 so that 1 - tail_mass < 1, got {tail_mass!r}")
+        x_lo, x_hi = logit(self.quantile(np.array([tail_mass, 1.0 - tail_mass])))
+        grid = np.linspace(x_lo, x_hi, 20001)
+        log_ratio = self._log_smoothness_ratio(grid)
+        best = int(np.argmax(log_ratio))
+        step = grid[1] - grid[0]
+        polished = minimize_scalar(
+            lambda t: -self._log_smoothness_ratio(np.array(t)),
+            bounds=(max(x_lo, grid[best] - step), min(x_hi, grid[best] + step)),
+            method="bounded",
+            options={"xatol": 1e-12},
+        )
+        return float(np.exp(max(log_ratio[best], -polished.fun)))
+
+    @staticmethod
+    def _normal_mass(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """``Phi(b) - Phi(a)`` for ``a <= b``, from the tail nearer to the interval (no cancellation)."""
+        upper = a > 0
+        return np.where(upper, ndtr(-a) - ndtr(-b), ndtr(b) - ndtr(a))
+
+    def population_risks(self, edges, values) -> dict:
+        r"""Population risks of the piecewise-constant map ``h(z) = values[b]`` on bin ``b``.
+
+        Bins follow :func:`companion.binning.bin_indices` (first bin closed).
+        Returns a dict of floats: ``cal`` (Definition 3), ``sha``
+        (Definition 4), ``risk`` (Definition 5, equal to ``cal + sha`` by
+        Proposition 1) and ``mse`` :math:`= \mathbb E[(Y - h(Z))^2]`, all under
+        this mixture.  See :meth:`population_risks_batch` for the method.
+        """
+        batch = self.population_risks_batch([edges], [values])
+        return {key: float(val[0]) for key, val in batch.items()}
+
+    def population_risks_batch(self, edges_list, values_list) -> dict:
+        r"""Population risks of many piecewise-constant maps at once (arrays, one entry per map).
+
+        Bins with equal values are pooled, since Definitions 3-4 condition
+        on the value :math:`h(Z)`.  Per bin, the masses :math:`P[Z \in I, Y=k]`
+        are normal CDF differences in :math:`x = \mathrm{logit}(z)`, and
+        :math:`\mathbb E[h^*(Z) 1\{Z \in I\}] = P[Z \in I, Y = 1]` exactly.
+        This gives ``cal`` and ``mse`` in closed form.  The sharpness risk
+        :math:`\sum_I \mathbb E[(h^*(Z) - \mu_I)^2 1\{Z \in I\}]` is one
+        vectorized composite Gauss-Legendre pass whose panels are a fixed grid
+        in ``x`` split at every bin edge of every map, so each panel lies in
+        one bin (tests: within 1e-9 relative of 30-digit quadrature).
+        """
+        if len(edges_list) != len(values_list) or len(edges_list) == 0:
+            raise ValueError("edges_list and values_list must be non-empty and of the same length")
+        edges_list = [as_edges(e, "edges") for e in edges_list]
+        values_list = [as_probabilities(v, "values") for v in values_list]
+        for e, v in zip(edges_list, values_list):
+            if v.size != e.size - 1:
+                raise ValueError(f"values must hold one value per bin ({e.size - 1}), got {v.size}")
+        n_maps = len(edges_list)
+        n_bins = np.array([v.size for v in values_list])
+        map_of_bin = np.repeat(np.arange(n_maps), n_bins)
+        values = np.concatenate(values_list)
+        x_lo = self._x_edges(np.concatenate([e[:-1] for e in edges_list]))
+        x_hi = self._x_edges(np.concatenate([e[1:] for e in edges_list]))
+        pi, mu = self.prior, self.mu
+        mass1 = self._normal_mass(x_lo - mu, x_hi - mu)  # P[X in I | Y = 1]
+        mass0 = self._normal_mass(x_lo + mu, x_hi + mu)
+        joint1 = pi * mass1  # P[Z in I, Y = 1] = E[h*(Z) 1{Z in I}]
+        mass = joint1 + (1.0 - pi) * mass0
+        mse = np.bincount(map_of_bin, joint1 * (1.0 - values) ** 2 + (1.0 - pi) * mass0 * values**2, n_maps)
+
+        # pool bins of the same map that share a value: groups of E[Y | h(Z)]
+        order = np.lexsort((values, map_of_bin))
+        new_group = np.ones(values.size, dtype=bool)
+        new_group[1:] = (np.diff(map_of_bin[order]) != 0) | (np.diff(values[order]) != 0)
+        group = np.empty(values.size, dtype=np.int64)
+        group[order] = np.cumsum(new_group) - 1
+        group_mass = np.bincount(group, mass)
+        group_mean = np.divide(np.bincount(group, joint1), group_mass, out=np.zeros_like(group_mass), where=group_mass > 0)
+        cal_terms = mass * (values - group_mean[group]) ** 2
+        cal = np.bincount(map_of_bin, cal_terms, n_maps)
+
+        nodes, weights, bin_of_node = self._panel_rule(x_lo, x_hi, map_of_bin, n_maps)
+        density = (pi * np.exp(-0.5 * (nodes - mu) ** 2) + (1.0 - pi) * np.exp(-0.5 * (nodes + mu) ** 2)) / np.sqrt(2.0 * np.pi)
+        spread = (self.posterior_x(nodes) - group_mean[group[bin_of_node]]) ** 2
+        sha = np.bincount(map_of_bin[bin_of_node], weights * density * spread, n_maps)
+        return {"cal": cal, "sha": sha, "risk": cal + sha, "mse": mse}
+
+    def _panel_rule(self, x_lo, x_hi, map_of_bin, n_maps, order: int = 20):
+        """Gauss-Legendre nodes on panels = fixed x-grid split at the bin edges, per bin.
+
+        Returns ``(nodes, weights, bin_of_node)``; the integration range is
+        truncated to ``|x| <= mu + 16`` where both class densities are below
+        ``1e-55``.
+        """
+        half_width = self.mu + 16.0
+        n_base = int(np.ceil(2.0 * half_width * self.mu / 0.75))
+        base = np.linspace(-half_width, half_width, n_base + 1)
+        lo = np.clip(x_lo, -half_width, half_width)
+        hi = np.clip(x_hi, -half_width, half_width)
+        # every base point, placed in the bin (of every map) that contains it
+        base_map = np.repeat(np.arange(n_maps), base.size)
+        base_x = np.tile(base, n_maps)
+        key_lo = map_of_bin * 4.0 * half_width + lo  # sorts bins by (map, left edge)
+        base_bin = np.searchsorted(key_lo, base_map * 4.0 * half_width + base_x, side="right") - 1
+        # panel breakpoints: bin edges and interior base points, grouped by bin
+        inside = (base_x > lo[base_bin]) & (base_x < hi[base_bin])
+        point_bin = np.concatenate((np.arange(lo.size), np.arange(lo.size), base_bin[inside]))
+        point_x = np.concatenate((lo, hi, base_x[inside]))
+        sort = np.lexsort((point_x, point_bin))
+        point_bin, point_x = point_bin[sort], point_x[sort]
+        panel = (point_bin[1:] == point_bin[:-1]) & (point_x[1:] > point_x[:-1])
+        a, b, panel_bin = point_x[:-1][panel], point_x[1:][panel], point_bin[:-1][panel]
+        t, w = np.polynomial.legendre.leggauss(order)
+        half, mid = 0.5 * (b - a), 0.5 * (a + b)
+        nodes = (mid[:, None] + half[:, None] * t[None, :]).ravel()
+        weights = (half[:, None] * w[None, :]).ravel()
+        return nodes, weights, np.repeat(panel_bin, order)
+
+    # -- Chapter 5: risks of a strictly increasing recalibration map ------
+    def population_risks_of_map(self, h) -> dict:
+        r"""Population risks of ``h o f`` for a strictly increasing map ``h`` of [0, 1].
+
+        An injective ``h`` keeps all the information in ``Z``, so
+        :math:`\mathbb E[Y \mid h(Z)] = h^*(Z)`: the sharpness risk is exactly 0
+        and the calibration risk equals the recalibration risk
+        :math:`\mathbb E[(h(Z) - h^*(Z))^2]` (Proposition 1).  Used for the
+        LABEL-SHIFT baseline :math:`\hat g \circ f` of Chapter 5, with this
+        mixture playing the target.
+
+        Parameters
+        ----------
+        h : callable
+            Vectorized map; ``h(z)`` for a 1-D array ``z`` returns an array
+            whose last axis matches ``z`` (leading axes give a batch of maps,
+            e.g. one per realization of the estimated weights).
+
+        Returns
+        -------
+        dict
+            ``cal``, ``sha`` (zeros), ``risk`` and ``mse`` (:math:`\mathbb E[(h(Z)-Y)^2]`),
+            floats or arrays of the batch shape.
+        """
+        x, w0, w1 = self._x_grid
+        hz = np.asarray(h(expit(x)), dtype=float)
+        if hz.ndim == 0 or hz.shape[-1] != x.size:
+            raise ValueError(f"h must map an array of {x.size} forecasts to an array whose last axis has that length")
+        if not np.all(np.isfinite(hz)) or np.any((hz < 0.0) | (hz > 1.0)):
+            raise ValueError("h must return finite values in [0, 1]")
+        step = np.diff(hz, axis=-1)
+        # Within 1e-9 of 0 or 1, ties and reversals are rounding of a saturating map (amplified by the odds ratio).
+        saturated = (hz[..., 1:] >= 1.0 - 1e-9) | (hz[..., :-1] <= 1e-9)
+        if np.any((step <= 0.0) & ~saturated):
+            raise ValueError("h must be strictly increasing (injective), otherwise its sharpness risk is not 0")
+        pi = self.prior
+        sq_err = (hz - self.posterior_x(x)) ** 2
+        risk = (1.0 - pi) * (sq_err @ w0) + pi * (sq_err @ w1)
+        mse = pi * ((1.0 - hz) ** 2 @ w1) + (1.0 - pi) * (hz**2 @ w0)
+        if np.ndim(risk) == 0:
+            return {"cal": float(risk), "sha": 0.0, "risk": float(risk), "mse": float(mse)}
+        return {"cal": risk, "sha": np.zeros_like(risk), "risk": risk, "mse": mse}
+
+    def forecast_density(self, z) -> np.ndarray:
+        r"""Density of the forecast :math:`Z = \sigma(X)` at ``z`` (0 at the end points).
+
+        :math:`p_Z(z) = p_X(\operatorname{logit} z) / (z(1-z))` with the mixture
+        density :math:`p_X` (the right panel of the paper's Figure 4).
+        """
+        z = as_probabilities(z, "z", ndim=np.ndim(z))
+        inner = (z > 0.0) & (z < 1.0)
+        zi = np.where(inner, z, 0.5)
+        x = logit(zi)
+        phi = lambda t: np.exp(-0.5 * t * t) / np.sqrt(2.0 * np.pi)  # noqa: E731
+        density_x = self.prior * phi(x - self.mu) + (1.0 - self.prior) * phi(x + self.mu)
+        return np.where(inner, density_x / (zi * (1.0 - zi)), 0.0)
+
 
 # ---------------------------------------------------------------------------
 # Paper 000, label shift (Chapter 5) -- extensions of GaussianMixture go above
@@ -130,3 +360,87 @@ class GaussianMixture:
 # ---------------------------------------------------------------------------
 # Paper 003: the rating-scale example (Chapter 8)
 # ---------------------------------------------------------------------------
+
+from scipy.special import ndtr, ndtri  # noqa: E402  (kept in this section to avoid clashing edits)
+from scipy.stats import binom  # noqa: E402
+
+__all__ += ["RatingScaleExample"]
+
+
+@dataclass(frozen=True)
+class RatingScaleExample:
+    r"""The 17-grade example of paper 003, section 5.
+
+    Scores are grades ``0, ..., n_trials``.  Source: ``S | Y=0 ~ Bin(n, success0)``,
+    ``S | Y=1 ~ Bin(n, success1)``, prior ``source_prior``.  Target: ``S ~ Bin(n, P)``
+    with the Vasicek-distributed
+    :math:`P = \Phi\bigl((\Phi^{-1}(m) + \sqrt{\varrho} M)/\sqrt{1-\varrho}\bigr)`,
+    :math:`M \sim N(0, 1)`, mean ``m = target_mean`` and correlation
+    ``varrho = target_correlation``; the target prior ``target_prior`` is known
+    but the target class-conditional laws are not.  The mixture over ``M`` is
+    computed by Gauss-Hermite quadrature with ``n_nodes`` nodes.
+    """
+
+    n_trials: int = 16
+    success0: float = 0.4
+    success1: float = 0.55
+    source_prior: float = 0.01
+    target_mean: float = 0.3
+    target_correlation: float = 0.3
+    target_prior: float = 0.05
+    n_nodes: int = 160
+
+    def __post_init__(self):
+        check_int(self.n_trials, "n_trials", minimum=1)
+        check_int(self.n_nodes, "n_nodes", minimum=2)
+        for name in ("success0", "success1", "source_prior", "target_mean", "target_correlation", "target_prior"):
+            check_open_unit(getattr(self, name), name)
+        if not self.success1 > self.success0:
+            raise ValueError(f"success1 must exceed success0 (class 1 scores higher), got {self.success1} <= {self.success0}")
+
+    @property
+    def scores(self) -> np.ndarray:
+        """The grades ``0, 1, ..., n_trials`` in increasing order."""
+        return np.arange(self.n_trials + 1)
+
+    @cached_property
+    def class_masses(self) -> np.ndarray:
+        """Source class-conditional masses, shape ``(2, n_trials + 1)``; row ``k`` is ``P[S = s | Y = k]``."""
+        return binom.pmf(self.scores[None, :], self.n_trials, np.array([[self.success0], [self.success1]]))
+
+    @property
+    def source_masses(self) -> np.ndarray:
+        """Unconditional source masses ``P[S = s]``."""
+        m0, m1 = self.class_masses
+        return (1.0 - self.source_prior) * m0 + self.source_prior * m1
+
+    @property
+    def source_posteriors(self) -> np.ndarray:
+        """Source posterior ``P[Y = 1 | S = s]`` by Bayes' rule (increasing in ``s``)."""
+        return self.source_prior * self.class_masses[1] / self.source_masses
+
+    def vasicek_nodes(self) -> tuple[np.ndarray, np.ndarray]:
+        """Gauss-Hermite nodes ``P(M_j)`` of the Vasicek success probability and their weights (sum 1)."""
+        m, w = np.polynomial.hermite_e.hermegauss(self.n_nodes)
+        rho = self.target_correlation
+        return ndtr((ndtri(self.target_mean) + np.sqrt(rho) * m) / np.sqrt(1.0 - rho)), w / np.sqrt(2.0 * np.pi)
+
+    @cached_property
+    def target_masses(self) -> np.ndarray:
+        """Target masses ``Q[S = s] = E[Bin(n, P)(s)]`` over the Vasicek ``P``."""
+        success, weights = self.vasicek_nodes()
+        return weights @ binom.pmf(self.scores[None, :], self.n_trials, success[:, None])
+
+    def sample_target(self, n: int, rng) -> np.ndarray:
+        """Draw ``n`` target grades: a Vasicek success probability per draw, then ``Bin(n_trials, P)``."""
+        n = check_int(n, "n", minimum=1)
+        rng = as_rng(rng)
+        rho = self.target_correlation
+        success = ndtr((ndtri(self.target_mean) + np.sqrt(rho) * rng.standard_normal(n)) / np.sqrt(1.0 - rho))
+        return rng.binomial(self.n_trials, success)
+
+    def label_shift_target_masses(self, target_prior: float) -> np.ndarray:
+        """The mixture (5) ``q P[S=s|Y=1] + (1-q) P[S=s|Y=0]``: a target for which label shift holds."""
+        q = check_open_unit(target_prior, "target_prior")
+        m0, m1 = self.class_masses
+        return (1.0 - q) * m0 + q * m1

@@ -1,0 +1,110 @@
+"""Uniform-mass and equal-width binning (Chapter 2) against direct computations."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from companion.binning import EqualWidthBinning, UniformMassBinning, uniform_mass_grid
+
+
+def direct_umb(z, y, n_bins):
+    """Definition 6 and eq. (9) written out with a full sort and explicit loops over bins."""
+    n = len(z)
+    zs = np.sort(z)
+    interior = [zs[(n * b) // n_bins - 1] for b in range(1, n_bins)]  # 1-based order statistics
+    edges = np.array([0.0, *interior, 1.0])
+    values, counts = [], []
+    for b in range(n_bins):
+        lo, hi = edges[b], edges[b + 1]
+        inside = (z >= lo) & (z <= hi) if b == 0 else (z > lo) & (z <= hi)
+        counts.append(inside.sum())
+        values.append(y[inside].mean())
+    return edges, np.array(values), np.array(counts)
+
+
+@pytest.mark.parametrize("n, n_bins", [(10, 5), (11, 5), (1000, 7), (997, 30), (64, 1)])
+def test_umb_matches_direct_computation(n, n_bins):
+    rng = np.random.default_rng(n + n_bins)
+    z, y = rng.random(n), (rng.random(n) < 0.4).astype(int)
+    m = UniformMassBinning(n_bins).fit(z, y)
+    edges, values, counts = direct_umb(z, y, n_bins)
+    np.testing.assert_array_equal(m.edges_, edges)
+    np.testing.assert_allclose(m.values_, values, rtol=1e-14)
+    np.testing.assert_array_equal(m.counts_, counts)
+    assert m.counts_.min() >= 2 and m.counts_.sum() == n
+    # predict at every edge (closed on the right; the first bin also holds 0) and between edges
+    np.testing.assert_array_equal(m.predict(edges), np.concatenate(([values[0]], values)))
+    mids = 0.5 * (edges[:-1] + edges[1:])
+    np.testing.assert_array_equal(m.predict(mids), values)
+    # the training points get the mean of their own bin
+    own = np.array([values[np.searchsorted(edges[1:-1], t)] for t in z])
+    np.testing.assert_array_equal(m.predict(z), own)
+
+
+def test_equal_width_matches_direct_computation():
+    rng = np.random.default_rng(3)
+    z, y = rng.random(500), rng.integers(0, 2, 500)
+    m = EqualWidthBinning(4).fit(z, y)
+    np.testing.assert_array_equal(m.edges_, [0, 0.25, 0.5, 0.75, 1])
+    expected = [y[(z > a) & (z <= b) | ((a == 0) & (z == 0))].mean() for a, b in zip(m.edges_[:-1], m.edges_[1:])]
+    np.testing.assert_allclose(m.values_, expected, rtol=1e-14)
+    assert m.predict([0.0, 0.25, 0.2500001, 1.0]).tolist() == [m.values_[0], m.values_[0], m.values_[1], m.values_[3]]
+
+
+def test_grid_equals_separate_fits():
+    rng = np.random.default_rng(7)
+    z, y = rng.random(5000), (rng.random(5000) < 0.3).astype(np.int8)
+    bins = [1, 6, 13, 100, 2500]
+    grid = uniform_mass_grid(z, y, bins)
+    for b, e, v, c in zip(grid.n_bins, grid.edges, grid.values, grid.counts):
+        m = UniformMassBinning(int(b)).fit(z, y.astype(float))
+        np.testing.assert_array_equal(e, m.edges_)
+        np.testing.assert_array_equal(v, m.values_)
+        np.testing.assert_array_equal(c, m.counts_)
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    z=st.lists(st.floats(0, 1), min_size=4, max_size=60, unique=True),
+    data=st.data(),
+)
+def test_bin_means_average_to_label_mean(z, data):
+    """Counts partition the sample and the count-weighted bin means give the overall mean."""
+    z = np.array(z)
+    y = np.array(data.draw(st.lists(st.integers(0, 1), min_size=z.size, max_size=z.size)))
+    n_bins = data.draw(st.integers(1, z.size // 2))
+    m = UniformMassBinning(n_bins).fit(z, y)
+    assert m.counts_.sum() == z.size and np.all(m.counts_ >= 2)
+    assert np.dot(m.counts_, m.values_) == pytest.approx(y.sum())
+    assert np.all(np.diff(m.edges_) >= 0)
+
+
+def test_bad_input():
+    z, y = np.linspace(0.01, 0.99, 10), np.arange(10) % 2
+    with pytest.raises(ValueError, match="n_bins"):
+        UniformMassBinning(0)
+    with pytest.raises(ValueError, match="n_bins"):
+        EqualWidthBinning(2.5)
+    with pytest.raises(ValueError, match="at least 2 \\* n_bins"):
+        UniformMassBinning(6).fit(z, y)
+    with pytest.raises(ValueError, match="z"):
+        UniformMassBinning(2).fit(z + 0.5, y)
+    with pytest.raises(ValueError, match="y"):
+        UniformMassBinning(2).fit(z, y + 1)
+    with pytest.raises(ValueError, match="y"):
+        UniformMassBinning(2).fit(z, y - 0.5)
+    with pytest.raises(ValueError, match="same length"):
+        UniformMassBinning(2).fit(z, y[:-1])
+    with pytest.raises(ValueError, match="not fitted"):
+        UniformMassBinning(2).predict(z)
+    with pytest.raises(ValueError, match="z"):
+        UniformMassBinning(2).fit(z, y).predict([0.5, 1.5])
+    with pytest.raises(ValueError, match="no sample point"):  # ties collapse a bin
+        UniformMassBinning(3).fit([0.5] * 6, [0, 1] * 3)
+    with pytest.raises(ValueError, match="no sample point"):  # equal-width bin without data
+        EqualWidthBinning(2).fit([0.1, 0.2, 0.3, 0.45], [0, 1, 0, 1])
+    with pytest.raises(ValueError, match="n_bins_values"):
+        uniform_mass_grid(z, y, [2, 0])
+    with pytest.raises(ValueError, match="n_bins_values"):
+        uniform_mass_grid(z, y, [])

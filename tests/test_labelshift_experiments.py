@@ -1,0 +1,120 @@
+"""Chapter 5 drivers: Table 1 against the paper, structural identities, the bound checks."""
+
+import numpy as np
+import pytest
+
+from companion.experiments import (
+    LABEL_SHIFT_METHODS,
+    LABEL_SHIFT_TERMS,
+    SUN_TABLE1_PAPER,
+    label_shift_curves,
+    label_shift_grid,
+    label_shift_risks,
+    ratio_event_frequency,
+    target_sample_complexity,
+    theorem2_check,
+)
+from companion.labelshift import prior_correction
+from companion.scenarios import GaussianMixture
+
+SRC, TGT, LS, COMP = (LABEL_SHIFT_METHODS.index(m) for m in ("source", "target", "label_shift", "composite"))
+CAL, SHA, RISK, MSE = (LABEL_SHIFT_TERMS.index(t) for t in ("cal", "sha", "risk", "mse"))
+
+
+@pytest.fixture(scope="module")
+def run9():
+    return label_shift_risks(n_reps=400, rng=11, n_bins_source=9)
+
+
+def test_structure_of_the_risks(run9):
+    v = run9["values"]
+    assert v.shape == (400, 4, 4) and run9["n_bins"] == (9, 4)
+    np.testing.assert_allclose(v[..., RISK], v[..., CAL] + v[..., SHA], rtol=1e-12)
+    assert not v[:, LS, SHA].any()
+    # g_hat is injective, so the composite keeps exactly the source bins' information.
+    np.testing.assert_allclose(v[:, COMP, SHA], v[:, SRC, SHA], rtol=1e-9, atol=1e-15)
+    # MSE = risk + E_Q[h*(1 - h*)], the irreducible noise of the target (computed independently).
+    target = GaussianMixture(0.1)
+    noise = target.expect(lambda x: target.posterior_x(x) * (1 - target.posterior_x(x)))
+    np.testing.assert_allclose(v[..., MSE] - v[..., RISK], noise, atol=1e-10)
+
+
+def test_table1_matches_the_paper(run9):
+    # The paper's means are over 10 realizations: standard error sd / sqrt(10); ours over 400.
+    v = run9["values"]
+    for i, method in enumerate(LABEL_SHIFT_METHODS):
+        for j, term in enumerate(LABEL_SHIFT_TERMS):
+            paper_mean, paper_sd = SUN_TABLE1_PAPER[method][term]
+            ours = v[:, i, j]
+            tol = 3.5 * np.sqrt(paper_sd**2 / 10 + ours.var(ddof=1) / ours.size) + 1e-12
+            assert abs(ours.mean() - paper_mean) <= tol, (method, term, ours.mean(), paper_mean)
+
+
+def test_same_seed_same_table():
+    a = label_shift_risks(n_reps=3, rng=5)["values"]
+    b = label_shift_risks(n_reps=3, rng=5)["values"]
+    np.testing.assert_array_equal(a, b)
+
+
+def test_label_shift_row_is_the_exact_risk_of_g_hat():
+    run = label_shift_risks(n_reps=2, rng=3)
+    target = GaussianMixture(0.1)
+    for r, (p_hat, q_hat) in enumerate(run["priors_hat"]):
+        direct = target.population_risks_of_map(lambda z: prior_correction(z, p_hat, q_hat))
+        assert run["values"][r, LS, RISK] == pytest.approx(direct["risk"], rel=1e-12)
+
+
+def test_oracle_composite_curve_matches_monte_carlo():
+    res = target_sample_complexity(n_target_values=(100, 1000), n_source=2000, n_reps=2, rng=0)
+    rng = np.random.default_rng(2)
+    source, target = GaussianMixture(0.5), GaussianMixture(0.1)
+    for n, exact in zip((100, 1000), res["mean_risk"]["composite_oracle"]):
+        k = rng.binomial(n, 0.1, 4000)
+        q_hat = (k[(k > 0) & (k < n)] / n)[:, None]
+        mc = target.population_risks_of_map(lambda z: prior_correction(source.h_star(z), 0.5, q_hat))["risk"]
+        assert abs(mc.mean() - exact) <= 4 * mc.std() / np.sqrt(mc.size)
+    assert res["mean_risk"]["target"].shape == (2,)
+
+
+def test_remark4_slopes():
+    res = target_sample_complexity(n_target_values=(100, 1000, 10_000), n_source=1000, n_reps=3, rng=1)
+    assert res["slopes"]["composite_oracle"] == pytest.approx(-1.0, abs=0.1)
+
+
+def test_theorem2_bounds_hold():
+    res = theorem2_check(n_source=5000, n_target=2000, n_reps=30, rng=4)
+    assert np.all(res["risk"] <= res["deterministic_bound"])
+    assert np.mean(res["risk"] <= res["high_probability_bound"]) >= 0.9
+
+
+def test_corollary9_frequency():
+    res = ratio_event_frequency(beta=1.4, delta=0.3, n_reps=20_000, rng=3)
+    assert res["frequency"] >= res["promised"]
+
+
+def test_curves_and_grid_shapes():
+    c = label_shift_curves(n_grid=101, rng=0)
+    p_hat, q_hat = c["priors_hat"]
+    np.testing.assert_array_equal(c["curves"]["label_shift"], prior_correction(c["z"], p_hat, q_hat))
+    np.testing.assert_array_equal(c["curves"]["composite"], prior_correction(c["curves"]["source"], p_hat, q_hat))
+    np.testing.assert_allclose(c["h_star"], GaussianMixture(0.1).h_star(c["z"]))
+    g = label_shift_grid(target_priors=(0.1, 0.5), n_source_values=(1000,), n_target_values=(100, 1000), n_reps=2, rng=0)
+    assert g["values"].shape == (2, 1, 2, 4, 4) and g["n_redrawn"].shape == (2, 1, 2)
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: label_shift_risks(n_reps=0), "n_reps"),
+        (lambda: label_shift_risks(n_source=1), "n_source"),
+        (lambda: label_shift_risks(target_prior=1.0), "prior"),
+        (lambda: label_shift_risks(n_target=5, target_prior=1e-6, n_reps=1), "too small"),
+        (lambda: target_sample_complexity(n_target_values=(1,)), "n_target_values"),
+        (lambda: label_shift_curves(n_grid=1), "n_grid"),
+        (lambda: theorem2_check(n_target=100), "n_target"),
+        (lambda: ratio_event_frequency(beta=3.0), "beta"),
+    ],
+)
+def test_bad_inputs(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()

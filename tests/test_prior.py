@@ -1,0 +1,234 @@
+"""Tests for companion.prior: each method checked against its defining equations."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.stats import norm
+
+from companion import prior
+from companion.prior import ConvergenceError, InfeasibleSystemError
+from companion.scenarios import RatingScaleExample
+
+EX = RatingScaleExample()
+ETA, F, P, Q = EX.source_posteriors, EX.target_masses, EX.source_prior, EX.target_prior
+SOURCE_AUC = prior.conditional_auc(EX.class_masses[1], EX.class_masses[0])  # independent of eq. (13)
+
+
+def brute_force_auc(values, masses1, masses0):
+    """(3a) by summing over every pair of values: P[S1 > S0] + P[S1 = S0] / 2."""
+    gt = values[:, None] > values[None, :]
+    eq = values[:, None] == values[None, :]
+    joint = masses1[:, None] * masses0[None, :]
+    return float(joint[gt].sum() + 0.5 * joint[eq].sum())
+
+
+# --- AUC -----------------------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 12), st.integers(0, 2**32 - 1), st.booleans())
+def test_implied_auc_matches_pairwise_auc(n, seed, ties):
+    rng = np.random.default_rng(seed)
+    s = rng.uniform(0.01, 0.99, n)
+    if ties:
+        s = np.round(s, 1)  # repeated posterior values must count as one grade
+    pi = rng.dirichlet(np.ones(n))
+    mean = pi @ s
+    expected = brute_force_auc(s, pi * s / mean, pi * (1 - s) / (1 - mean))
+    assert prior.implied_auc(s, pi) == pytest.approx(expected, abs=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 10), st.integers(0, 2**32 - 1))
+def test_conditional_auc_matches_pairwise_auc(n, seed):
+    rng = np.random.default_rng(seed)
+    m1, m0 = rng.dirichlet(np.ones(n)), rng.dirichlet(np.ones(n))
+    assert prior.conditional_auc(m1, m0) == pytest.approx(brute_force_auc(np.arange(n), m1, m0), abs=1e-12)
+
+
+def test_uninformative_score_has_auc_one_half():
+    assert prior.implied_auc(np.full(5, 0.3), np.full(5, 0.2)) == pytest.approx(0.5, abs=1e-15)
+
+
+def test_source_auc_from_posteriors_equals_class_conditional_auc():
+    assert prior.implied_auc(ETA, EX.source_masses) == pytest.approx(SOURCE_AUC, abs=1e-13)
+
+
+def test_midpoint_cdf_and_empirical_distribution():
+    values, masses = prior.empirical_distribution([3.0, 1.0, 3.0, 2.0])
+    np.testing.assert_array_equal(values, [1.0, 2.0, 3.0])
+    np.testing.assert_allclose(masses, [0.25, 0.25, 0.5])
+    # G*(s_i) = (P[S <= s_i] + P[S < s_i]) / 2
+    np.testing.assert_allclose(prior.midpoint_cdf(masses), [0.125, 0.375, 0.75])
+
+
+# --- methods: defining equations -----------------------------------------
+
+
+def test_capped_scaling_equations():
+    fit = prior.capped_scaling(ETA, F, Q)
+    t = fit.params["t"]
+    assert F @ fit.posteriors == pytest.approx(Q, abs=1e-10)
+    np.testing.assert_allclose(fit.posteriors, np.minimum(t * ETA, 1.0), rtol=0, atol=0)
+    assert fit.params["n_capped"] >= 1  # this example needs the cap
+
+
+def test_label_shift_is_bayes_rule_and_preserves_auc_on_a_mixture():
+    fit = prior.label_shift(ETA, P, Q)
+    m0, m1 = EX.class_masses
+    bayes = Q * m1 / (Q * m1 + (1 - Q) * m0)  # Bayes' rule under the label-shift target (5)
+    np.testing.assert_allclose(fit.posteriors, bayes, rtol=1e-12)
+    mixture = EX.label_shift_target_masses(Q)
+    assert mixture @ fit.posteriors == pytest.approx(Q, abs=1e-12)
+    assert prior.implied_auc(fit.posteriors, mixture) == pytest.approx(SOURCE_AUC, abs=1e-12)  # Proposition 1
+
+
+def test_fjs_equations_and_bounds():
+    fit = prior.fjs(ETA, F, P, Q)
+    rho = fit.params["rho"]
+    lo, hi = fit.params["rho_bounds"]
+    assert lo <= rho <= hi
+    assert F @ fit.posteriors == pytest.approx(Q, abs=1e-10)
+    odds = lambda u: u / (1 - u)  # noqa: E731
+    np.testing.assert_allclose(odds(fit.posteriors) / odds(ETA), rho * (Q / P) * (1 - P) / (1 - Q), rtol=1e-10)
+
+
+def test_fjs_with_mixture_target_gives_rho_one():
+    fit = prior.fjs(ETA, EX.label_shift_target_masses(Q), P, Q)
+    assert fit.params["rho"] == pytest.approx(1.0, abs=1e-10)
+
+
+@pytest.mark.parametrize("method", ["platt", "logistic", "normal"])
+def test_qmm_systems_meet_mean_and_auc(method):
+    if method == "platt":
+        fit = prior.platt(ETA, F, Q, SOURCE_AUC)
+        expected = 1 / (1 + np.exp(-(fit.params["a"] * ETA + fit.params["b"])))
+    else:
+        fit = prior.cspd(ETA, F, Q, SOURCE_AUC, link=method)
+        a, b = fit.params["a"], fit.params["b"]
+        if method == "logistic":
+            expected = 1 / (1 + np.exp(-(a * np.log(ETA / (1 - ETA)) + b)))
+        else:
+            expected = norm.cdf(a * norm.ppf(ETA) + b)
+    np.testing.assert_allclose(fit.posteriors, expected, rtol=1e-12)
+    assert F @ fit.posteriors == pytest.approx(Q, abs=1e-10)
+    assert prior.implied_auc(fit.posteriors, F) == pytest.approx(SOURCE_AUC, abs=1e-8)
+    assert np.all(np.diff(fit.posteriors) > 0)  # CSPD: strictly increasing transformation
+
+
+def test_roc_qmm_fixed_point_and_approximate_targets():
+    fit = prior.roc_qmm(F, Q, SOURCE_AUC)
+    f0, c = fit.params["class0_masses"], fit.params["c"]
+    assert c == pytest.approx(np.sqrt(2) * norm.ppf(SOURCE_AUC), rel=1e-14)  # (10c)
+    assert f0.sum() == pytest.approx(1.0, abs=1e-14)
+    G = np.cumsum(f0) - f0 / 2
+    eta = 1 / (1 + (1 - Q) / Q * np.exp(c**2 / 2 - c * norm.ppf(G)))  # (10b)
+    np.testing.assert_allclose(fit.posteriors, eta, rtol=1e-12)
+    # fixed point of (11b), up to normalization
+    np.testing.assert_allclose(f0, F * (1 - eta) / (F @ (1 - eta)), atol=1e-12)
+    # discrete F_0: mean and AUC met only approximately (paper: 0.049 and 0.799)
+    assert abs(F @ fit.posteriors - Q) < 2e-3
+    assert abs(prior.implied_auc(fit.posteriors, F) - SOURCE_AUC) < 5e-3
+    changes = fit.params["changes"]
+    assert changes[-1] <= 1e-12 and np.all(np.diff(np.log(changes[:10])) < 0)
+
+
+def test_two_param_qmm_equations():
+    fit = prior.two_param_qmm(F, Q, SOURCE_AUC)
+    a, b, f0 = fit.params["a"], fit.params["b"], fit.params["class0_masses"]
+    np.testing.assert_allclose(fit.posteriors, 1 / (1 + np.exp(b + a * norm.ppf(np.cumsum(f0) - f0 / 2))), rtol=1e-12)
+    assert a < 0
+    assert F @ fit.posteriors == pytest.approx(Q, abs=1e-10)
+    assert prior.implied_auc(fit.posteriors, F) == pytest.approx(SOURCE_AUC, abs=1e-8)
+
+
+@pytest.mark.parametrize("link", ["logistic", "normal"])
+def test_one_parameter_cspd_quantifier(link):
+    fit = prior.cspd_quantify(ETA, F, SOURCE_AUC, link=link)
+    assert prior.implied_auc(fit.posteriors, F) == pytest.approx(SOURCE_AUC, abs=1e-8)
+    assert fit.params["prior_estimate"] == pytest.approx(F @ fit.posteriors, abs=1e-15)
+    link_fn = (lambda x: 1 / (1 + np.exp(-x))) if link == "logistic" else norm.cdf
+    inv = np.log(ETA / (1 - ETA)) if link == "logistic" else norm.ppf(ETA)
+    np.testing.assert_allclose(fit.posteriors, link_fn(fit.params["a"] * inv), rtol=1e-12)
+
+
+def test_cspd_auc_profile_is_increasing_and_hits_solution():
+    fit = prior.cspd(ETA, F, Q, SOURCE_AUC)
+    a = fit.params["a"]
+    prof = prior.cspd_auc_profile(ETA, F, Q, [a / 2, a, 2 * a])
+    assert prof[1] == pytest.approx(SOURCE_AUC, abs=1e-10)
+    assert prof[0] < prof[1] < prof[2]
+
+
+# --- failures: infeasible systems and divergent iterations -----------------
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: prior.platt(ETA, F, Q, 0.9999),
+        lambda: prior.cspd(ETA, F, Q, 0.9999, link="logistic"),
+        lambda: prior.cspd(ETA, F, Q, 0.9999, link="normal"),
+        lambda: prior.two_param_qmm(F, Q, 0.9999),
+        lambda: prior.cspd_quantify(ETA, F, 0.9999),
+    ],
+)
+def test_unreachable_auc_is_infeasible(call):
+    # the AUC profile of the 17-grade target saturates below 0.9999
+    with pytest.raises(InfeasibleSystemError, match="no solution"):
+        call()
+
+
+def test_infeasible_error_is_value_error():
+    assert issubclass(InfeasibleSystemError, ValueError) and issubclass(ConvergenceError, ValueError)
+
+
+def test_single_valued_score_is_infeasible():
+    with pytest.raises(InfeasibleSystemError, match="single value"):
+        prior.cspd([0.2, 0.2], [0.5, 0.5], 0.3, 0.7)
+
+
+def test_literal_iteration_leaves_domain_as_prior_grows():
+    prior.roc_qmm(F, 0.01, SOURCE_AUC, normalize=False)  # small q: converges
+    with pytest.raises(ConvergenceError, match="domain of Phi"):
+        prior.roc_qmm(F, 0.05, SOURCE_AUC, normalize=False)
+
+
+def test_iteration_limit_raises():
+    with pytest.raises(ConvergenceError, match="max_iter = 3"):
+        prior.roc_qmm(F, Q, SOURCE_AUC, max_iter=3)
+
+
+# --- bad inputs ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: prior.implied_auc([0.2, 0.4], [0.5, 0.6]), "masses"),
+        (lambda: prior.implied_auc([0.2, 1.4], [0.5, 0.5]), "posteriors"),
+        (lambda: prior.implied_auc([0.0, 0.0], [0.5, 0.5]), "mean"),
+        (lambda: prior.implied_auc([0.2, 0.4, 0.5], [0.5, 0.5]), "same length"),
+        (lambda: prior.conditional_auc([0.5, 0.5], [1.0]), "same length"),
+        (lambda: prior.capped_scaling(ETA, F * 2, Q), "target_masses"),
+        (lambda: prior.capped_scaling(np.r_[0.0, ETA[1:]], F, Q), "posteriors"),
+        (lambda: prior.capped_scaling(ETA, F, 1.0), "target_prior"),
+        (lambda: prior.label_shift(ETA, 0.0, Q), "source_prior"),
+        (lambda: prior.label_shift(ETA, P, -0.1), "target_prior"),
+        (lambda: prior.fjs(ETA, F, P, 1.5), "target_prior"),
+        (lambda: prior.platt(ETA, F, Q, 0.4), "auc"),
+        (lambda: prior.cspd(ETA, F, Q, 0.8, link="probit"), "link"),
+        (lambda: prior.cspd(ETA, F, 0.0, 0.8), "target_prior"),
+        (lambda: prior.roc_qmm(F, Q, 1.2), "auc"),
+        (lambda: prior.roc_qmm(F, Q, 0.8, tol=0.0), "tol"),
+        (lambda: prior.roc_qmm(F, Q, 0.8, max_iter=0), "max_iter"),
+        (lambda: prior.roc_qmm(np.r_[F[:-1] + F[-1] / 16, 0.0], Q, 0.8), "target_masses"),
+        (lambda: prior.cspd_auc_profile(ETA, F, Q, [-1.0]), "slopes"),
+        (lambda: prior.midpoint_cdf([0.5, 0.6]), "masses"),
+        (lambda: prior.empirical_distribution([]), "sample"),
+    ],
+)
+def test_bad_inputs(call, name):
+    with pytest.raises(ValueError, match=name):
+        call()
