@@ -41,16 +41,6 @@ def equal_width_edges(n_bins: int) -> np.ndarray:
 # ---------------------------------------------------------------------------
 
 
-def _as_binary_labels(y) -> np.ndarray:
-    """Labels in {0, 1}; integer and boolean arrays skip the slower generic float check."""
-    arr = np.asarray(y)
-    if arr.dtype.kind in "biu" and arr.ndim == 1 and arr.size > 0:
-        if arr.min() < 0 or arr.max() > 1:
-            raise ValueError("y must contain only labels in {0, 1}")
-        return arr
-    return as_labels(y, "y")
-
-
 def _sorted_sample(z, y) -> tuple[np.ndarray, np.ndarray]:
     """Validate a labelled sample; return all scores sorted and the class-1 scores sorted.
 
@@ -58,7 +48,7 @@ def _sorted_sample(z, y) -> tuple[np.ndarray, np.ndarray]:
     along (several times slower for large samples).
     """
     z = as_probabilities(z, "z")
-    y = _as_binary_labels(y)
+    y = as_labels(y, "y")
     check_same_length(z=z, y=y)
     return np.sort(z), np.sort(z[y == 1])
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.optimize import brentq
 
-from ._checks import check_int, check_open_unit
+from ._checks import as_positive_ints, check_int, check_open_unit, check_positive
 
 # ---------------------------------------------------------------------------
 # Chapter 2: uniform-mass binning (Theorem 1, eqs. (10)-(12))
@@ -17,26 +17,6 @@ from ._checks import check_int, check_open_unit
 
 #: The explicit value of the universal constant of Lemma 3 given by the paper (App. B.1).
 LEMMA3_CONSTANT = 2420.0
-
-
-def _as_positive_ints(x, name: str) -> np.ndarray:
-    """Integer array (any shape) with every entry at least 1."""
-    arr = np.asarray(x)
-    if arr.size == 0 or arr.dtype.kind not in "biuf" or arr.dtype.kind == "b":
-        raise ValueError(f"{name} must be a non-empty integer or array of integers, got {x!r}")
-    if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
-        raise ValueError(f"{name} must hold integers, got {x!r}")
-    if np.any(arr < 1):
-        raise ValueError(f"{name} must be at least 1, got {x!r}")
-    return arr.astype(np.int64)
-
-
-def _check_smoothness(smoothness) -> float:
-    if isinstance(smoothness, bool) or not isinstance(smoothness, (int, float, np.floating)) or not (
-        0.0 < smoothness < np.inf
-    ):
-        raise ValueError(f"smoothness must be a finite positive number, got {smoothness!r}")
-    return float(smoothness)
 
 
 def _returned(value: np.ndarray):
@@ -52,8 +32,8 @@ def umb_calibration_bound(n, n_bins, delta: float):
     Lemma 4 at failure probability :math:`\delta/2`.  Requires ``n >= 2 B``.
     ``n`` and ``n_bins`` broadcast; returns a float for scalars.
     """
-    n = _as_positive_ints(n, "n")
-    n_bins = _as_positive_ints(n_bins, "n_bins")
+    n = as_positive_ints(n, "n")
+    n_bins = as_positive_ints(n_bins, "n_bins")
     delta = check_open_unit(delta, "delta")
     if np.any(n < 2 * n_bins):
         raise ValueError("n must be at least 2 * n_bins (two points per bin, Lemma 4)")
@@ -64,10 +44,10 @@ def umb_calibration_bound(n, n_bins, delta: float):
 
 def umb_sharpness_bound(n_bins, smoothness: float | None = None):
     r"""Sharpness part of Theorem 1: :math:`2/B` (Lemma 6), or :math:`8K^2/B^2` under (A3) (Lemma 7)."""
-    n_bins = _as_positive_ints(n_bins, "n_bins")
+    n_bins = as_positive_ints(n_bins, "n_bins")
     if smoothness is None:
         return _returned(2.0 / n_bins)
-    return _returned(8.0 * _check_smoothness(smoothness) ** 2 / n_bins.astype(float) ** 2)
+    return _returned(8.0 * check_positive(smoothness, "smoothness") ** 2 / n_bins.astype(float) ** 2)
 
 
 def umb_risk_bound(n, n_bins, delta: float, smoothness: float | None = None):
@@ -81,11 +61,9 @@ def umb_sample_size(n_bins, delta: float, constant: float = LEMMA3_CONSTANT):
     ``constant`` is the :math:`c'` of Lemma 3 (the paper's explicit 2420 by
     default).  Below this size Theorem 1 promises nothing.
     """
-    n_bins = _as_positive_ints(n_bins, "n_bins")
+    n_bins = as_positive_ints(n_bins, "n_bins")
     delta = check_open_unit(delta, "delta")
-    if isinstance(constant, bool) or not isinstance(constant, (int, float)) or not (0.0 < constant < np.inf):
-        raise ValueError(f"constant must be a finite positive number, got {constant!r}")
-    c = max(float(constant), 2.0 / np.log(2.0))
+    c = max(check_positive(constant, "constant"), 2.0 / np.log(2.0))
     return _returned(c * n_bins * np.log(2.0 * n_bins / delta))
 
 
@@ -94,10 +72,10 @@ def umb_zeta(n_bins, n, delta: float, smoothness: float = 1.0):
 
     It dominates the Theorem 1 bound with (A3) whenever ``n >= 2 B``.
     """
-    n = _as_positive_ints(n, "n")
-    n_bins = _as_positive_ints(n_bins, "n_bins")
+    n = as_positive_ints(n, "n")
+    n_bins = as_positive_ints(n_bins, "n_bins")
     delta = check_open_unit(delta, "delta")
-    k = _check_smoothness(smoothness)
+    k = check_positive(smoothness, "smoothness")
     b = n_bins.astype(float)
     return _returned(4.0 * b / n * np.log(4.0 * b / delta) + 8.0 * k**2 / b**2)
 
@@ -110,9 +88,9 @@ def optimal_n_bins(n, delta: float, smoothness: float = 1.0):
     of the root of :math:`\partial_B\zeta = \frac4n(\log\frac{4B}{\delta}+1) - \frac{16K^2}{B^3}`,
     found by ``brentq``.  Returns an int for scalar ``n``, else an array.
     """
-    n_arr = _as_positive_ints(n, "n")
+    n_arr = as_positive_ints(n, "n")
     delta = check_open_unit(delta, "delta")
-    k = _check_smoothness(smoothness)
+    k = check_positive(smoothness, "smoothness")
     if np.any(n_arr < 2):
         raise ValueError("n must be at least 2 (one bin needs two points)")
 
@@ -133,7 +111,7 @@ def optimal_n_bins(n, delta: float, smoothness: float = 1.0):
 
 def theorem1_optimal_n_bins(n, delta: float, smoothness: float | None = None):
     """Integer ``B`` in ``[1, n // 2]`` minimizing the full Theorem 1 bound :func:`umb_risk_bound` (exhaustive)."""
-    n_arr = _as_positive_ints(n, "n")
+    n_arr = as_positive_ints(n, "n")
     if np.any(n_arr < 2):
         raise ValueError("n must be at least 2 (one bin needs two points)")
     result = []

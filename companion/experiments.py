@@ -7,11 +7,27 @@ Chapters plot the results, ``benchmarks/`` time them and ``tests/`` check them.
 
 from __future__ import annotations
 
-import numpy as np
+from typing import NamedTuple
 
-from ._checks import as_rng, check_int
+import numpy as np
+from scipy.stats import binom
+
+from . import prior as _prior
+from ._checks import as_rng, check_int, check_open_unit
+from .binning import UniformMassBinning, uniform_mass_grid
+from .bounds import (
+    composite_high_probability_bound,
+    composite_risk_bound,
+    optimal_n_bins,
+    ratio_event_sample_sizes,
+    theorem1_optimal_n_bins,
+    umb_calibration_bound,
+    umb_sample_size,
+    umb_sharpness_bound,
+)
+from .labelshift import CompositeRecalibrator, cube_root_bins, fit_label_shift_estimators, prior_correction
 from .metrics import mse_decomposition
-from .scenarios import GaussianMixture
+from .scenarios import GaussianMixture, RatingScaleExample
 
 # ---------------------------------------------------------------------------
 # Chapter 1 (paper 000, sections 2-3)
@@ -58,16 +74,6 @@ def decomposition_convergence(
 # ---------------------------------------------------------------------------
 # Chapter 2 (paper 000, section 4 and Appendix E.1): Figures 1-2
 # ---------------------------------------------------------------------------
-
-from ._checks import check_open_unit  # noqa: E402  (imports kept inside the Chapter 2 section)
-from .binning import uniform_mass_grid  # noqa: E402
-from .bounds import (  # noqa: E402
-    optimal_n_bins,
-    theorem1_optimal_n_bins,
-    umb_calibration_bound,
-    umb_sample_size,
-    umb_sharpness_bound,
-)
 
 #: Figure 1-2 grids of the paper (App. E.1): n from 1e2 to 1e7 and B from 6 to 1e3, log-spaced.
 FIGURE1_N_VALUES = np.unique(np.round(np.logspace(2, 7, 11)).astype(np.int64))
@@ -198,12 +204,6 @@ def umb_figure_summary(grid: dict, delta: float = 0.1, tail_mass: float = 1e-12)
 # ---------------------------------------------------------------------------
 # Chapter 5 (paper 000, section 5 and Appendix E.2): Table 1, Figure 4
 # ---------------------------------------------------------------------------
-
-from scipy.stats import binom  # noqa: E402  (kept in this section to avoid clashing edits)
-
-from .bounds import composite_high_probability_bound, composite_risk_bound, ratio_event_sample_sizes  # noqa: E402
-from .labelshift import CompositeRecalibrator, cube_root_bins, fit_label_shift_estimators, prior_correction  # noqa: E402
-from .binning import UniformMassBinning  # noqa: E402
 
 #: Estimators of the paper's Table 1, in its row order.
 LABEL_SHIFT_METHODS = ("source", "target", "label_shift", "composite")
@@ -535,11 +535,6 @@ def ratio_event_frequency(
 # ---------------------------------------------------------------------------
 # Chapter 8 (paper 003): Table 1, Figures 1-2
 # ---------------------------------------------------------------------------
-
-from . import prior as _prior  # noqa: E402  (kept in this section to avoid clashing edits)
-from typing import NamedTuple  # noqa: E402
-
-from .scenarios import RatingScaleExample  # noqa: E402
 
 #: Table 1 of paper 003 as printed: method -> (mean(probs), AUC, mean(sqrt(probs))).
 TASCHE_TABLE1_PAPER = {

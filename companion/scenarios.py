@@ -15,10 +15,11 @@ from typing import NamedTuple
 import numpy as np
 from scipy.optimize import minimize_scalar
 from scipy.special import expit, logit, ndtr, ndtri
+from scipy.stats import binom
 
-from ._checks import as_edges, as_probabilities, as_rng, check_int, check_open_unit
+from ._checks import as_edges, as_probabilities, as_rng, check_int, check_open_unit, check_positive
 
-__all__ = ["GaussianMixture", "PopulationDecomposition"]
+__all__ = ["GaussianMixture", "PopulationDecomposition", "RatingScaleExample"]
 
 
 def _gauss_legendre_panels(lo: float, hi: float, n_panels: int, order: int):
@@ -62,8 +63,7 @@ class GaussianMixture:
 
     def __post_init__(self):
         check_open_unit(self.prior, "prior")
-        if not (np.isfinite(self.mu) and self.mu > 0):
-            raise ValueError(f"mu must be a finite positive number, got {self.mu!r}")
+        check_positive(self.mu, "mu")
 
     # -- sampling ---------------------------------------------------------
     def sample(self, n: int, rng) -> tuple[np.ndarray, np.ndarray]:
@@ -111,7 +111,6 @@ class GaussianMixture:
         """Exact population terms of eq. (2) for the forecaster ``f = sigmoid``."""
         x, w0, w1 = self._x_grid
         z = expit(x)
-        post = self.posterior_x(x)
         pi = self.prior
         mse = pi * (w1 @ (1.0 - z) ** 2) + (1.0 - pi) * (w0 @ z**2)
         sharpness = self.expect(lambda t: (self.posterior_x(t) - pi) ** 2)
@@ -354,17 +353,8 @@ class GaussianMixture:
 
 
 # ---------------------------------------------------------------------------
-# Paper 000, label shift (Chapter 5) -- extensions of GaussianMixture go above
-# ---------------------------------------------------------------------------
-
-# ---------------------------------------------------------------------------
 # Paper 003: the rating-scale example (Chapter 8)
 # ---------------------------------------------------------------------------
-
-from scipy.special import ndtr, ndtri  # noqa: E402  (kept in this section to avoid clashing edits)
-from scipy.stats import binom  # noqa: E402
-
-__all__ += ["RatingScaleExample"]
 
 
 @dataclass(frozen=True)

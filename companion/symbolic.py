@@ -11,7 +11,23 @@ from typing import NamedTuple, Sequence
 
 import sympy as sp
 
-__all__ = ["FiniteJointDistribution", "finite_joint_distribution", "proposition1_residual", "mse_decomposition_residual"]
+__all__ = [
+    "FiniteJointDistribution",
+    "finite_joint_distribution",
+    "proposition1_residual",
+    "mse_decomposition_residual",
+    "gaussian_posterior_log_odds",
+    "ZetaOptimum",
+    "umb_zeta_optimum",
+    "uniform_bins_sharpness",
+    "implied_auc_residual",
+    "jensen_bounds_derivation",
+    "binormal_auc_derivation",
+    "binormal_posterior_residual",
+    "label_shift_composition_residuals",
+    "lemma10_derivatives",
+    "theorem2_step2_residuals",
+]
 
 # ---------------------------------------------------------------------------
 # Chapter 1: Proposition 1 and eq. (2) on an arbitrary finite joint distribution
@@ -116,8 +132,6 @@ def gaussian_posterior_log_odds() -> tuple[sp.Expr, sp.Expr]:
 # ---------------------------------------------------------------------------
 # Chapter 2: uniform-mass binning (minimizing zeta over B)
 # ---------------------------------------------------------------------------
-
-__all__ += ["ZetaOptimum", "umb_zeta_optimum", "uniform_bins_sharpness"]
 
 
 class ZetaOptimum(NamedTuple):
@@ -262,8 +276,6 @@ def theorem2_step2_residuals() -> dict[str, sp.Expr]:
 # ---------------------------------------------------------------------------
 # Chapter 8: paper 003 (eq. (13), Jensen bounds (2), binormal AUC)
 # ---------------------------------------------------------------------------
-
-__all__ += ["implied_auc_residual", "jensen_bounds_derivation", "binormal_auc_derivation", "binormal_posterior_residual"]
 
 
 def implied_auc_residual(n: int) -> tuple[sp.Expr, sp.Expr, sp.Expr]:

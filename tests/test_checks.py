@@ -124,3 +124,27 @@ def test_rng():
 def test_public_functions_name_the_argument(call, name):
     with pytest.raises(ValueError, match=rf"^{name}"):
         call()
+
+
+def test_labels_fast_path_for_integer_and_boolean_arrays():
+    assert C.as_labels(np.array([True, False]), "y").tolist() == [1, 0]
+    assert C.as_labels(np.array([0, 1], dtype=np.uint8), "y").dtype == np.int64
+    with pytest.raises(ValueError, match=r"y must contain only labels in \{0, 1\}"):
+        C.as_labels(np.array([0, 1, 2]), "y")
+    with pytest.raises(ValueError, match=r"y must contain only labels"):
+        C.as_labels(np.array([-1, 0]), "y")
+
+
+def test_check_positive():
+    assert C.check_positive(np.float64(2.5), "K") == 2.5
+    for bad in (0, -1.0, np.inf, np.nan, "1", True, None):
+        with pytest.raises(ValueError, match="K must be a finite positive number"):
+            C.check_positive(bad, "K")
+
+
+def test_as_positive_ints():
+    np.testing.assert_array_equal(C.as_positive_ints([[1, 2], [3.0, 4]], "n"), [[1, 2], [3, 4]])
+    assert C.as_positive_ints(7, "n").ndim == 0
+    for bad, rule in (([], "non-empty"), ([True], "non-empty"), ([1.5], "integers"), ([np.nan], "integers"), ([0, 2], "at least 1")):
+        with pytest.raises(ValueError, match=f"n must .*{rule}"):
+            C.as_positive_ints(bad, "n")

@@ -1,7 +1,5 @@
 """Sympy proofs of Proposition 1 and eq. (2) on finite joint distributions."""
 
-import itertools
-
 import pytest
 import sympy as sp
 
