@@ -1,6 +1,6 @@
 # Two commands do all the set-up on a fresh machine (Python 3.11):
 #   make book   create .venv, install, build the HTML book
-#   make test   same set-up, then pytest, nbval over every notebook, strict book build
+#   make test   same set-up, then pytest, a strict book build, nbval over every notebook
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -21,7 +21,7 @@ book: $(STAMP)
 	$(BIN)/jupyter-book build . --path-output . --quiet
 	@echo "Book built: $(CURDIR)/_build/html/index.html"
 
-test: pytest nbval strict-book
+test: pytest strict-book nbval
 
 pytest: $(STAMP)
 	MPLBACKEND=Agg $(BIN)/python -m pytest tests

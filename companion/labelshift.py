@@ -21,7 +21,7 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-from ._checks import as_labels, as_probabilities, as_real_array, check_int, check_same_length
+from ._checks import as_labels, as_probabilities, check_int, check_same_length
 from .binning import UniformMassBinning
 
 __all__ = [
@@ -31,14 +31,6 @@ __all__ = [
     "LabelShiftEstimators",
     "fit_label_shift_estimators",
 ]
-
-
-def _as_prior(prior, name: str) -> np.ndarray:
-    """Return a (broadcastable) array of class priors, each strictly inside (0, 1)."""
-    arr = as_real_array(prior, name, ndim=np.ndim(prior))
-    if np.any((arr <= 0.0) | (arr >= 1.0)):
-        raise ValueError(f"{name} must lie in the open interval (0, 1) (assumption (B2))")
-    return arr
 
 
 def prior_correction(z, source_prior, target_prior) -> np.ndarray:
@@ -64,8 +56,8 @@ def prior_correction(z, source_prior, target_prior) -> np.ndarray:
         ``g(z)``, of the broadcast shape.
     """
     z = as_probabilities(z, "z", ndim=np.ndim(z))
-    p1 = _as_prior(source_prior, "source_prior")
-    q1 = _as_prior(target_prior, "target_prior")
+    p1 = as_probabilities(source_prior, "source_prior", ndim=np.ndim(source_prior), open_interval=True)
+    q1 = as_probabilities(target_prior, "target_prior", ndim=np.ndim(target_prior), open_interval=True)
     num = q1 * (1.0 - p1) * z
     return num / (num + (1.0 - q1) * p1 * (1.0 - z))
 
