@@ -29,6 +29,13 @@ from .labelshift import CompositeRecalibrator, cube_root_bins, fit_label_shift_e
 from .metrics import mse_decomposition
 from .scenarios import GaussianMixture, RatingScaleExample
 
+
+def _loglog_fit(response: np.ndarray, *regressors: np.ndarray) -> np.ndarray:
+    """Least-squares exponents of ``response ~ C * prod(regressor ** a)`` (returns the a's)."""
+    design = np.column_stack([np.ones(response.size), *(np.log(x) for x in regressors)])
+    return np.linalg.lstsq(design, np.log(response), rcond=None)[0][1:]
+
+
 # ---------------------------------------------------------------------------
 # Chapter 1 (paper 000, sections 2-3)
 # ---------------------------------------------------------------------------
@@ -55,10 +62,15 @@ def decomposition_convergence(
     Returns
     -------
     dict with ``n`` (array), ``n_bins`` (array), ``terms`` (names of the last
-    axis), ``empirical`` of shape ``(len(n), n_reps, 5)`` and ``exact`` of
-    shape ``(5,)`` (population eq. (2), ``within_bin = 0``).
+    axis), ``empirical`` of shape ``(len(n), n_reps, 5)``, ``exact`` of
+    shape ``(5,)`` (population eq. (2), ``within_bin = 0``),
+    ``mean_abs_error`` of shape ``(len(n), 5)`` (over repetitions) and
+    ``slopes`` of shape ``(5,)``, the least-squares log-log slope of each
+    term's mean absolute error against ``n``.
     """
     n_values = np.array([check_int(n, "n_values entries", minimum=2) for n in np.atleast_1d(n_values)])
+    if np.unique(n_values).size < 2:
+        raise ValueError("n_values must hold at least two distinct sample sizes (a rate is fitted across them)")
     n_reps = check_int(n_reps, "n_reps", minimum=1)
     rng = as_rng(rng)
     scenario = GaussianMixture(prior, mu)
@@ -69,7 +81,17 @@ def decomposition_convergence(
             z, y = scenario.sample(n, rng)
             empirical[i, r] = mse_decomposition(z, y, bins=int(b))
     exact = np.array([*scenario.decomposition(), 0.0])
-    return {"n": n_values, "n_bins": n_bins, "terms": DECOMPOSITION_TERMS, "empirical": empirical, "exact": exact}
+    error = np.abs(empirical - exact).mean(axis=1)
+    slopes = np.array([_loglog_fit(error[:, k], n_values)[0] for k in range(exact.size)])
+    return {
+        "n": n_values,
+        "n_bins": n_bins,
+        "terms": DECOMPOSITION_TERMS,
+        "empirical": empirical,
+        "exact": exact,
+        "mean_abs_error": error,
+        "slopes": slopes,
+    }
 
 # ---------------------------------------------------------------------------
 # Chapter 2 (paper 000, section 4 and Appendix E.1): Figures 1-2
@@ -124,12 +146,6 @@ def umb_risk_grid(
             for key in RISK_TERMS:
                 out[key][i, valid[i], r] = risks[key]
     return {"n": n_values, "n_bins": n_bins_values, "valid": valid, "prior": prior, "mu": mu, **out}
-
-
-def _loglog_fit(response: np.ndarray, *regressors: np.ndarray) -> np.ndarray:
-    """Least-squares exponents of ``response ~ C * prod(regressor ** a)`` (returns the a's)."""
-    design = np.column_stack([np.ones(response.size), *(np.log(x) for x in regressors)])
-    return np.linalg.lstsq(design, np.log(response), rcond=None)[0][1:]
 
 
 def umb_figure_summary(grid: dict, delta: float = 0.1, tail_mass: float = 1e-12) -> dict:

@@ -14,6 +14,7 @@ import sympy as sp
 __all__ = [
     "FiniteJointDistribution",
     "finite_joint_distribution",
+    "set_partitions",
     "proposition1_residual",
     "mse_decomposition_residual",
     "gaussian_posterior_log_odds",
@@ -56,6 +57,25 @@ def finite_joint_distribution(m: int) -> FiniteJointDistribution:
     cond = sp.symbols(f"q1:{m + 1}", nonnegative=True)
     values = sp.symbols(f"z1:{m + 1}", nonnegative=True)
     return FiniteJointDistribution(masses, tuple(cond), tuple(values))
+
+
+def set_partitions(items: Sequence) -> list[list[list]]:
+    """Every partition of ``items`` into non-empty blocks (Bell-number many).
+
+    A map ``h`` on ``m`` forecast values is, up to the values it assigns, the
+    partition of those values into the groups it merges, so running
+    :func:`proposition1_residual` over ``set_partitions(range(m))`` covers
+    every ``h``.
+    """
+    items = list(items)
+    if not items:
+        return [[]]
+    first, rest = items[0], items[1:]
+    out = []
+    for part in set_partitions(rest):
+        out.extend(part[:i] + [[first] + part[i]] + part[i + 1:] for i in range(len(part)))
+        out.append([[first]] + part)
+    return out
 
 
 def _check_partition(groups: Sequence[Sequence[int]], m: int) -> None:

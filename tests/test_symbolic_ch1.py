@@ -3,24 +3,19 @@
 import pytest
 import sympy as sp
 
-from companion.symbolic import finite_joint_distribution, mse_decomposition_residual, proposition1_residual
-
-
-def set_partitions(items):
-    if not items:
-        yield []
-        return
-    first, rest = items[0], items[1:]
-    for part in set_partitions(rest):
-        for i in range(len(part)):
-            yield part[:i] + [[first] + part[i]] + part[i + 1:]
-        yield [[first]] + part
+from companion.symbolic import (
+    finite_joint_distribution,
+    mse_decomposition_residual,
+    proposition1_residual,
+    set_partitions,
+)
 
 
 @pytest.mark.parametrize("m", [1, 2, 3, 4])
 def test_proposition1_for_every_grouping_of_m_values(m):
     partitions = list(set_partitions(list(range(m))))
     assert len(partitions) == [1, 2, 5, 15][m - 1]  # Bell numbers: every grouping map is covered
+    assert len({str(sorted(map(sorted, p))) for p in partitions}) == len(partitions)  # no repeats
     for groups in partitions:
         residual, risks = proposition1_residual(groups)
         assert residual == 0
