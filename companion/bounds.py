@@ -25,6 +25,23 @@ __all__ = [
     "ratio_event_beta",
     "composite_risk_bound",
     "composite_high_probability_bound",
+    "bhc_tail_bound",
+    "multiclass_binning_epsilon",
+    "weight_condition_number",
+    "label_shift_binning_bound",
+    "bbse_error_bound",
+    "LEMMA8_CONSTANT",
+    "lp_threshold",
+    "lemma14_bound",
+    "lemma7_sample_size",
+    "lemma8_sample_size",
+    "lemma8_accuracy",
+    "lemma13_iteration_bound",
+    "discretisation_bound",
+    "squared_error_excess_bound",
+    "theorem6_budget",
+    "theorem6_sample_size",
+    "theorem6_iterations",
 ]
 
 # ---------------------------------------------------------------------------
@@ -288,3 +305,306 @@ def composite_high_probability_bound(
     source_term = umb_risk_bound(n_source, n_bins, delta / 2.0, smoothness)
     ratio_term = 54.0 * max(1.0 / (p_min * n_source), 1.0 / (q_min * n_target)) * log_term
     return float(2.0 * w_max**3 / w_min**2 * source_term + ratio_term)
+
+
+
+# ---------------------------------------------------------------------------
+# Multiclass calibration under l_p error (paper 002, Theorem 6 and Lemmas 7-14,
+# as reconstructed in the book: labels thm-multiclass-lp-main, lem-multiclass-lp-*)
+# ---------------------------------------------------------------------------
+
+#: Constant of the book's Lemma 8 (disjoint adaptive queries with Laplace noise): n >= 32 log(4kT/(delta nu)) / nu^2.
+LEMMA8_CONSTANT = 32.0
+
+
+def _check_p_open(p) -> float:
+    from .multiclass import check_p
+
+    p = check_p(p)
+    if p == 1.0:
+        raise ValueError("p must be greater than 1 (the l_p guarantee of Theorem 6 degenerates at p = 1)")
+    return p
+
+
+def lp_threshold(epsilon: float, p) -> float:
+    r"""Error and mass threshold :math:`\kappa = \kappa_m = (\varepsilon/4)^{p/(p-1)}` of Theorem 6 (:math:`\varepsilon/4` at :math:`p = \infty`).
+
+    With it, :func:`lemma14_bound` at the accuracies of Theorem 6 is at most
+    ``epsilon`` (``lem-multiclass-lp-final-error``).  ``p`` must exceed 1.
+    """
+    epsilon = check_open_unit(epsilon, "epsilon")
+    p = _check_p_open(p)
+    return epsilon / 4.0 if np.isinf(p) else (epsilon / 4.0) ** (p / (p - 1.0))
+
+
+def lemma14_bound(kappa: float, kappa_m: float, p, group_accuracy: float = 0.0, bin_accuracy: float = 0.0) -> float:
+    r"""Bound on the :math:`\ell_p` error at termination (the book's Lemma 14, ``lem-multiclass-lp-final-error``).
+
+    With :math:`a = \kappa + ` ``group_accuracy`` (bound on the true error of
+    every group and class) and :math:`b = \kappa_m + ` ``bin_accuracy`` (bound on
+    the mass of every level set left out of :math:`H`),
+
+    .. math:: \mathrm{err}_p \le \bigl(2^{p-1}(2a^{p-1} + 2b^{p-1})\bigr)^{1/p}, \qquad
+       \mathrm{err}_\infty \le a + b.
+    """
+    from .multiclass import check_p
+
+    kappa = check_positive(kappa, "kappa")
+    kappa_m = check_positive(kappa_m, "kappa_m")
+    p = check_p(p)
+    for name, value in (("group_accuracy", group_accuracy), ("bin_accuracy", bin_accuracy)):
+        if not (np.isfinite(value) and value >= 0):
+            raise ValueError(f"{name} must be a finite non-negative number, got {value!r}")
+    a, b = kappa + group_accuracy, kappa_m + bin_accuracy
+    if np.isinf(p):
+        return float(a + b)
+    return float((2.0 ** (p - 1.0) * (2.0 * a ** (p - 1.0) + 2.0 * b ** (p - 1.0))) ** (1.0 / p))
+
+
+def lemma7_sample_size(kappa_m: float, n_level_sets: int, delta: float) -> int:
+    r"""Samples for :math:`|\hat q(v) - q(v)| \le \kappa_m/2` at every level set (the book's Lemma 7, Hoeffding and a union bound).
+
+    :math:`n_0 = \lceil 2\log(2|V_\lambda|/\delta)/\kappa_m^2\rceil`.
+    """
+    kappa_m = check_open_unit(kappa_m, "kappa_m")
+    n_level_sets = check_int(n_level_sets, "n_level_sets")
+    delta = check_open_unit(delta, "delta")
+    return int(np.ceil(2.0 * np.log(2.0 * n_level_sets / delta) / kappa_m**2))
+
+
+def lemma8_sample_size(accuracy: float, n_coords: int, n_events: int, delta: float) -> int:
+    r"""Pool size of the book's Lemma 8 (``lem-multiclass-lp-disjoint``): :math:`\lceil 32\log(4kT/(\delta\nu))/\nu^2\rceil`.
+
+    With that many samples, Laplace noise of scale :math:`8/(n\nu)` on each
+    of the :math:`kT` answers (``n_coords`` :math:`=k` coordinates of
+    ``n_events`` :math:`=T` adaptively chosen disjoint events) keeps every
+    answer within ``accuracy`` of its population value with probability
+    :math:`1 - \delta`.
+    """
+    accuracy = check_positive(accuracy, "accuracy")
+    n_coords = check_int(n_coords, "n_coords")
+    n_events = check_int(n_events, "n_events")
+    delta = check_open_unit(delta, "delta")
+    log_term = np.log(4.0 * n_coords * n_events / (delta * accuracy))
+    if log_term <= 0:
+        raise ValueError("accuracy must be below 4 n_coords n_events / delta (the bound is vacuous above)")
+    return int(np.ceil(LEMMA8_CONSTANT * log_term / accuracy**2))
+
+
+def lemma8_accuracy(n: int, n_coords: int, n_events: int, delta: float) -> float:
+    r"""Accuracy :math:`\nu` that a pool of ``n`` samples supports in Lemma 8: the root of :math:`n = 32\log(4kT/(\delta\nu))/\nu^2`.
+
+    Values above 1 mean the pool is too small for a meaningful guarantee; the
+    root is still returned, because the noise scale :math:`8/(n\nu)` of
+    :class:`~companion.multiclass.LpCalibrator` is defined from it.
+    """
+    n = check_int(n, "n")
+    n_coords = check_int(n_coords, "n_coords")
+    n_events = check_int(n_events, "n_events")
+    delta = check_open_unit(delta, "delta")
+    top = 4.0 * n_coords * n_events / delta
+
+    def gap(log_nu: float) -> float:
+        accuracy = np.exp(log_nu)
+        return LEMMA8_CONSTANT * np.log(top / accuracy) / accuracy**2 - n
+
+    return float(np.exp(brentq(gap, -60.0, np.log(top), xtol=1e-13)))
+
+
+def lemma13_iteration_bound(kappa: float, kappa_m: float, lam: float) -> float:
+    r"""Steps of the algorithm (the book's Lemma 13, ``lem-multiclass-lp-termination``): :math:`T \le (5 + 10\lambda\log_{3/2}(2/\kappa_m))/\kappa^2`.
+
+    Under accurate estimates each projection stage lowers the squared error by
+    at least :math:`2\kappa^2/5` (Lemma 11), the merges raise it by at most
+    :math:`4\lambda\log_{3/2}(2/\kappa_m)` in total (Lemma 10), and the squared
+    error lies in :math:`[0, 2]`.
+    """
+    kappa = check_positive(kappa, "kappa")
+    kappa_m = check_open_unit(kappa_m, "kappa_m")
+    lam = check_open_unit(lam, "lam")
+    return float((5.0 + 10.0 * lam * np.log(2.0 / kappa_m) / np.log(1.5)) / kappa**2)
+
+
+def discretisation_bound(lam: float) -> float:
+    r"""Lemma 12 (``lem-multiclass-lp-discretisation``): replacing :math:`f` by :math:`c\circ r\circ f` raises the squared error by less than :math:`4\lambda`."""
+    return 4.0 * check_open_unit(lam, "lam")
+
+
+def squared_error_excess_bound(lam: float, kappa_m: float) -> float:
+    r"""Squared-error guarantee of Theorem 6: :math:`\mathrm{sq}(g) \le \mathrm{sq}(f) + 4\lambda(1 + \log_{3/2}(2/\kappa_m))`.
+
+    Lemma 12 (discretisation, :math:`4\lambda`) plus Lemma 10 (merges,
+    :math:`4\lambda\log_{3/2}(2/\kappa_m)`); the projection stages only lower it (Lemma 11).
+    """
+    lam = check_open_unit(lam, "lam")
+    kappa_m = check_open_unit(kappa_m, "kappa_m")
+    return float(4.0 * lam * (1.0 + np.log(2.0 / kappa_m) / np.log(1.5)))
+
+
+def theorem6_budget(k: int, p, epsilon: float, delta: float, lam: float) -> dict:
+    r"""Sample sizes and iteration bound of Theorem 6 as reconstructed (``thm-multiclass-lp-main``).
+
+    Returns a dict with ``kappa`` (= ``kappa_m``, :func:`lp_threshold`), ``J``
+    (group sizes :math:`1, 2, \dots, 2^{J-1}` up to :math:`\lfloor 1/\kappa_m\rfloor`),
+    ``n_level_sets`` (:math:`|V_\lambda|`, Lemma 2), ``bins`` (pool for the
+    level-set masses, :func:`lemma7_sample_size` at :math:`\delta/2`),
+    ``accuracy_mass`` (:math:`\kappa_m/(8J)`) and ``pool_mass`` (each of the :math:`J`
+    mass pools: :func:`lemma8_sample_size` with 1 coordinate),
+    ``accuracy_labels`` (:math:`\kappa/(80J)`) and ``pool_labels`` (each of the
+    :math:`J` label pools: :math:`k+1` coordinates), all pools with
+    :math:`\lfloor 1/\kappa_m\rfloor` events and failure probability
+    :math:`\delta/(4J)`; ``total`` (:math:`n_0 + J(n_{\mathrm{mass}} + n_{\mathrm{labels}})`),
+    ``iterations`` (Lemma 13) and ``squared_error_excess`` (:func:`squared_error_excess_bound`).
+    """
+    from .multiclass import check_lam, level_set_count
+
+    k = check_int(k, "k", minimum=2)
+    lam, _ = check_lam(lam)
+    delta = check_open_unit(delta, "delta")
+    kappa = lp_threshold(epsilon, p)
+    kappa_m = kappa
+    n_max = max(1, int(np.floor(1.0 / kappa_m)))
+    j = int(np.floor(np.log2(n_max))) + 1
+    n_sets = level_set_count(k, lam)
+    n0 = lemma7_sample_size(kappa_m, n_sets, delta / 2.0)
+    accuracy_mass, accuracy_labels = kappa_m / (8.0 * j), kappa / (80.0 * j)
+    pool_mass = lemma8_sample_size(accuracy_mass, 1, n_max, delta / (4.0 * j))
+    pool_labels = lemma8_sample_size(accuracy_labels, k + 1, n_max, delta / (4.0 * j))
+    return {
+        "kappa": kappa,
+        "kappa_m": kappa_m,
+        "J": j,
+        "n_level_sets": n_sets,
+        "bins": n0,
+        "accuracy_mass": accuracy_mass,
+        "pool_mass": pool_mass,
+        "accuracy_labels": accuracy_labels,
+        "pool_labels": pool_labels,
+        "total": n0 + j * (pool_mass + pool_labels),
+        "iterations": lemma13_iteration_bound(kappa, kappa_m, lam),
+        "squared_error_excess": squared_error_excess_bound(lam, kappa_m),
+    }
+
+
+def theorem6_sample_size(k: int, p, epsilon: float, delta: float, lam: float) -> int:
+    """Total samples of Theorem 6 as reconstructed (``theorem6_budget(...)['total']``)."""
+    return int(theorem6_budget(k, p, epsilon, delta, lam)["total"])
+
+
+def theorem6_iterations(k: int, p, epsilon: float, delta: float, lam: float) -> float:
+    """Iteration bound of Theorem 6 (Lemma 13 at the thresholds of :func:`lp_threshold`)."""
+    return float(theorem6_budget(k, p, epsilon, delta, lam)["iterations"])
+
+
+# ---------------------------------------------------------------------------
+# Label-shift weights and canonical binning under label shift
+# (paper 001: Theorems 3-5 and Appendix A; book chapters chap-label-shift-weights
+# and chap-binning-label-shift)
+# ---------------------------------------------------------------------------
+
+
+def bhc_tail_bound(t, n_categories: int):
+    r"""Bretagnolle-Huber-Carol tail :math:`2^k e^{-2t^2}` (paper 001 Theorem 5; book ``thm-binls-bhc``).
+
+    Bounds :math:`P[\sum_{i=1}^k |N_i - np_i| \ge 2\sqrt n\,t]` for a
+    multinomial vector :math:`(N_1, \dots, N_k)` with ``n_categories`` :math:`= k`
+    cells, whatever ``n`` and the cell probabilities.  ``t`` > 0 broadcasts.
+    """
+    k = check_int(n_categories, "n_categories", minimum=2)
+    t_arr = np.asarray(t, dtype=float)
+    if t_arr.size == 0 or not np.all(np.isfinite(t_arr)) or np.any(t_arr <= 0):
+        raise ValueError(f"t must be finite and positive, got {t!r}")
+    return _returned(2.0**k * np.exp(-2.0 * t_arr**2))
+
+
+def multiclass_binning_epsilon(counts, n_classes: int, delta: float):
+    r"""Radii :math:`\varepsilon_I = \frac{2}{\sqrt{N_I}}\sqrt{\tfrac12\log(B\,2^k/\delta)}` of Theorem 3 (paper 001; book ``thm-binls-theorem3``).
+
+    With probability at least :math:`1-\delta`, simultaneously for all
+    :math:`B` bins, :math:`\|\hat\theta_I - \theta_I\|_1 \le \varepsilon_I`.
+    ``counts`` holds the :math:`N_I \ge 1` along its last axis (one entry per
+    bin, so :math:`B` is the length of that axis; leading axes are
+    repetitions); ``n_classes`` is :math:`k`.  Returns an array of the shape
+    of ``counts``.
+    """
+    counts = as_positive_ints(counts, "counts")
+    k = check_int(n_classes, "n_classes", minimum=2)
+    delta = check_open_unit(delta, "delta")
+    n_bins = counts.shape[-1] if counts.ndim else 1
+    return 2.0 / np.sqrt(counts) * np.sqrt(0.5 * np.log(n_bins * 2.0**k / delta))
+
+
+def weight_condition_number(weights) -> float:
+    r""":math:`\kappa = \max_y w_y / \min_{y: w_y > 0} w_y` (paper 001 section 3.2; book ``eq-binls-kappa``)."""
+    w = np.asarray(weights, dtype=float)
+    if w.ndim != 1 or w.size < 2 or not np.all(np.isfinite(w)) or np.any(w < 0) or not np.any(w > 0):
+        raise ValueError("weights must be a 1-D array of at least two finite non-negative numbers, not all zero")
+    return float(w.max() / w[w > 0].min())
+
+
+def label_shift_binning_bound(source_l1_error, weights, weights_hat):
+    r"""Right-hand side of (18), Theorem 4 of paper 001 (book ``thm-binls-theorem4``).
+
+    .. math:: 2\kappa\,\|\hat\theta^P_I - \theta^P_I\|_1 + \frac{2\|\hat w - w^*\|_\infty}{\min_y w^*_y},
+
+    a bound on :math:`\|\hat\theta^{(\hat w)}_I - \theta^Q_I\|_1` in every bin
+    :math:`I`.  ``source_l1_error`` (scalar or array, one value per bin) is
+    :math:`\|\hat\theta^P_I - \theta^P_I\|_1`; ``weights`` are the true
+    :math:`w^*` and ``weights_hat`` the estimate.
+
+    Every true weight must be positive: the proof divides by
+    :math:`\sum_y w^*_y\theta^P_{I,y}`, which the paper bounds below by
+    :math:`\min_{y: w^*_y \ne 0} w^*_y`, and that fails when a class with
+    zero weight has source mass in the bin (the book's ``rem-binls-zero-weight``
+    gives a counterexample), so zero weights raise ``ValueError``.
+    """
+    w = np.asarray(weights, dtype=float)
+    kappa = weight_condition_number(w)
+    if np.any(w <= 0):
+        raise ValueError(
+            "weights must all be positive: with a zero weight (a class absent from the target) Theorem 4 "
+            "can fail, see the counterexample of the chapter on binning under label shift"
+        )
+    w_hat = np.asarray(weights_hat, dtype=float)
+    if w_hat.shape != w.shape or not np.all(np.isfinite(w_hat)):
+        raise ValueError(f"weights_hat must be finite and have the shape of weights {w.shape}")
+    err = np.asarray(source_l1_error, dtype=float)
+    if err.size == 0 or not np.all(np.isfinite(err)) or np.any(err < 0) or np.any(err > 2):
+        raise ValueError("source_l1_error must hold L1 distances between probability vectors, in [0, 2]")
+    return _returned(2.0 * kappa * err + 2.0 * np.max(np.abs(w_hat - w)) / w.min())
+
+
+def bbse_error_bound(confusion, weights, n_source: int, n_target: int, delta: float) -> float:
+    r"""High-probability bound on :math:`\|\hat w - w^*\|_2` for BBSE (hard or soft; book ``thm-lsw-bbse-rate``).
+
+    With :math:`a_Q = \sqrt{\log(4k/\delta)/(2n_Q)}`,
+    :math:`a_P = \sqrt{\log(4k^2/\delta)/(2n_P)}` and :math:`\sigma` the
+    smallest singular value of the population confusion matrix
+    :math:`C` (``confusion``), with probability at least :math:`1-\delta`
+
+    .. math:: \|\hat w - w^*\|_2 \le \frac{\sqrt k\,a_Q + k\,a_P\|w^*\|_2}{\sigma - k\,a_P},
+
+    provided :math:`k\,a_P < \sigma` (otherwise ``ValueError``: the samples
+    are too small for the bound).  Hoeffding's inequality for every entry of
+    :math:`\hat\nu` and :math:`\hat C` and the perturbation lemma
+    ``lem-lsw-perturbation`` of the book give it.
+    """
+    c = np.asarray(confusion, dtype=float)
+    if c.ndim != 2 or c.shape[0] != c.shape[1] or c.shape[0] < 2 or not np.all(np.isfinite(c)):
+        raise ValueError("confusion must be a finite square matrix with at least two rows")
+    k = c.shape[0]
+    w = np.asarray(weights, dtype=float)
+    if w.shape != (k,) or not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise ValueError(f"weights must hold {k} finite non-negative numbers")
+    n_source = check_int(n_source, "n_source")
+    n_target = check_int(n_target, "n_target")
+    delta = check_open_unit(delta, "delta")
+    sigma = float(np.linalg.svd(c, compute_uv=False).min())
+    a_q = np.sqrt(np.log(4.0 * k / delta) / (2.0 * n_target))
+    a_p = np.sqrt(np.log(4.0 * k**2 / delta) / (2.0 * n_source))
+    if k * a_p >= sigma:
+        raise ValueError(
+            f"n_source = {n_source} is too small for the BBSE bound at delta = {delta}: k a_P = {k * a_p:.3g} "
+            f"is not below the smallest singular value {sigma:.3g} of the confusion matrix"
+        )
+    return float((np.sqrt(k) * a_q + k * a_p * np.linalg.norm(w)) / (sigma - k * a_p))

@@ -1,0 +1,512 @@
+r"""Drivers for multiclass calibration under :math:`\ell_p` error (paper 002, Bairaktari and Nguyen).
+
+The paper has no experiments; every driver here is the book's own study of
+its algorithm (``alg-multiclass-lp``) on :class:`~companion.multiclass.MulticlassScenario`,
+where population errors are exact finite sums.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._checks import as_rng, check_int, check_open_unit, check_positive
+from ..bounds import (
+    discretisation_bound,
+    lemma7_sample_size,
+    lemma8_accuracy,
+    lemma13_iteration_bound,
+    lemma14_bound,
+    squared_error_excess_bound,
+)
+from ..multiclass import (
+    ClasswiseBinning,
+    LpCalibrator,
+    MulticlassScenario,
+    TemperatureScaling,
+    calibration_error_terms,
+    TopLabelBinning,
+    _counts,
+    _keys_from_counts,
+    canonical_distribution,
+    check_lam,
+    check_p,
+    grid_size,
+    level_set_count,
+    level_set_counts,
+)
+from ._fitting import loglog_fit
+
+__all__ = [
+    "MULTICLASS_SETTINGS",
+    "MULTICLASS_CONFIGS",
+    "MULTICLASS_N_VALUES",
+    "book_multiclass_scenario",
+    "lp_error_grid",
+    "lp_rate_summary",
+    "level_sets_visited",
+    "exact_trajectory",
+    "squared_error_vs_lam",
+    "method_comparison",
+    "two_worlds_demo",
+    "light_level_sets_check",
+    "level_set_mass_check",
+]
+
+#: Forecaster shape per number of classes: confident enough that a few dozen level sets carry most of the mass.
+MULTICLASS_SETTINGS = {3: {"sharpness": 2.5, "spread": 1.0}, 5: {"sharpness": 3.0, "spread": 0.7}, 10: {"sharpness": 4.0, "spread": 0.5}}
+
+#: The four versions of the algorithm compared in the chapter: (noise, pools).
+MULTICLASS_CONFIGS = {"noise + pools": (True, True), "pools only": (False, True), "noise only": (True, False), "plain": (False, False)}
+
+#: Calibration sample sizes of the rate experiment.
+MULTICLASS_N_VALUES = np.array([1000, 3000, 10_000, 30_000, 100_000, 300_000])
+
+
+def book_multiclass_scenario(k: int, seed: int = 1, temperature: float = 0.5) -> MulticlassScenario:
+    r"""The chapter's scenario for ``k`` classes: 4000 atoms, true label law :math:`\mathrm{softmax}(t z + b)`, :math:`t = 1/2`.
+
+    Offsets :math:`b` run linearly from -1/2 to 1/2 over the classes; the
+    forecaster's sharpness and spread are :data:`MULTICLASS_SETTINGS` (other
+    ``k`` use those of ``k = 5``).
+    """
+    k = check_int(k, "k", minimum=2)
+    settings = MULTICLASS_SETTINGS.get(k, MULTICLASS_SETTINGS[5])
+    return MulticlassScenario(k, 4000, temperature=temperature, seed=seed, **settings)
+
+
+def _discretised(scenario: MulticlassScenario, lam: float) -> np.ndarray:
+    return canonical_distribution(level_set_counts(scenario.atoms, lam), lam)
+
+
+def _population_bin_stats(scenario: MulticlassScenario, lam: float, keys: np.ndarray) -> np.ndarray:
+    """Exact (mass, E[Y 1{level set}]) of the level sets with the given keys; shape (len(keys), k + 1)."""
+    _, m = check_lam(lam)
+    atom_keys = _keys_from_counts(_counts(scenario.atoms, m), m)
+    pos = np.searchsorted(keys, atom_keys)
+    inside = np.zeros(atom_keys.size, dtype=bool)
+    ok = pos < keys.size
+    inside[ok] = keys[pos[ok]] == atom_keys[ok]
+    k = scenario.n_classes
+    out = np.zeros((keys.size, k + 1))
+    out[:, 0] = np.bincount(pos[inside], weights=scenario.weights[inside], minlength=keys.size)
+    for i in range(k):
+        out[:, 1 + i] = np.bincount(pos[inside], weights=scenario.weights[inside] * scenario.h_star[inside, i], minlength=keys.size)
+    return out
+
+
+def _lemma8_ratio(cal: LpCalibrator, scenario: MulticlassScenario, lam: float) -> float:
+    r"""Largest error of the estimation structure's answers in units of the Lemma 8 radius.
+
+    Masses are compared with :math:`\nu_m`, label vectors with :math:`2\nu_y`
+    (the label pool answers :math:`(1, e_Y)/2`, doubled); both radii are those
+    :class:`~companion.multiclass.LpCalibrator` uses for its noise.  A value
+    at most 1 means every answer was within the radius of Lemma 8.
+    """
+    if not cal.queries_ or not cal.pools:
+        return np.nan
+    pop = _population_bin_stats(scenario, lam, cal.keys_)
+    k = scenario.n_classes
+    n_sizes = (len(cal.pool_sizes_) - 1) // 2
+    delta_pool = cal.delta / (4 * n_sizes)
+    radii = {}
+    for j in range(n_sizes):
+        events = max(1, cal.keys_.size >> j)
+        radii[j] = (
+            lemma8_accuracy(cal.pool_sizes_[1 + 2 * j], 1, events, delta_pool),
+            lemma8_accuracy(cal.pool_sizes_[2 + 2 * j], k + 1, events, delta_pool),
+        )
+    worst = 0.0
+    for bins, mass, labels in cal.queries_:
+        nu_m, nu_y = radii[bins.size.bit_length() - 1]
+        truth = pop[bins].sum(axis=0)
+        worst = max(worst, abs(mass - truth[0]) / nu_m, float(np.max(np.abs(labels - truth))) / (2 * nu_y))
+    return worst
+
+
+def lp_error_grid(
+    k_values=(3, 5, 10),
+    n_values=MULTICLASS_N_VALUES,
+    p_values=(1.0, 2.0, 4.0, np.inf),
+    configs=tuple(MULTICLASS_CONFIGS),
+    n_reps: int = 3,
+    lam: float = 0.1,
+    rng=0,
+) -> dict:
+    r"""Population :math:`\ell_p` errors and squared errors of the recalibrated predictor over (k, version, n, repetition).
+
+    For each ``k`` (scenario :func:`book_multiclass_scenario`), sample size
+    ``n`` and repetition one calibration sample is drawn; every version of the
+    algorithm in ``configs`` (keys of :data:`MULTICLASS_CONFIGS`, default
+    threshold ``"auto"``) is fitted on it and evaluated exactly.
+
+    Returns a dict with ``k``, ``n``, ``p``, ``configs``, ``lam`` and arrays
+    indexed ``[k, config, n, rep]`` (``lp`` has a last axis over ``p``):
+    ``lp``, ``sq``, ``threshold``, ``steps``, ``merges``, ``n_high`` (:math:`|H|`),
+    ``visited`` (distinct level sets occupied by group predictions during the
+    run), ``occupied`` (distinct level sets of the forecasts in the sample),
+    ``lemma8_ratio`` (see :func:`_lemma8_ratio`; NaN without pools),
+    ``converged``; and per ``k``: ``lp_f``, ``sq_f`` (the forecaster) and
+    ``lp_discretised``, ``sq_discretised`` (:math:`c\circ r\circ f`), ``n_level_sets``
+    (:math:`|V_\lambda|`), ``grid_cells`` (:math:`(1/\lambda + 1)^k`).
+    """
+    k_values = [check_int(k, "k_values entries", minimum=2) for k in np.atleast_1d(k_values)]
+    n_values = np.array([check_int(n, "n_values entries", minimum=10) for n in np.atleast_1d(n_values)])
+    p_values = np.array([check_p(p) for p in np.atleast_1d(p_values)])
+    configs = list(configs)
+    for c in configs:
+        if c not in MULTICLASS_CONFIGS:
+            raise ValueError(f"configs entries must be among {list(MULTICLASS_CONFIGS)}, got {c!r}")
+    n_reps = check_int(n_reps, "n_reps")
+    lam, m = check_lam(lam)
+    rng = as_rng(rng)
+    shape = (len(k_values), len(configs), n_values.size, n_reps)
+    out = {key: np.full(shape, np.nan) for key in ("sq", "threshold", "steps", "merges", "n_high", "visited", "occupied", "lemma8_ratio", "converged")}
+    out["lp"] = np.full((*shape, p_values.size), np.nan)
+    per_k = {key: [] for key in ("lp_f", "sq_f", "lp_discretised", "sq_discretised", "n_level_sets", "grid_cells")}
+    seeds = rng.integers(2**62, size=(len(k_values), n_values.size, n_reps))  # one sample per (k, n, rep), shared by the versions
+    for a, k in enumerate(k_values):
+        sc = book_multiclass_scenario(k)
+        base, disc = sc.evaluate(sc.atoms, lam, p_values), sc.evaluate(_discretised(sc, lam), lam, p_values)
+        per_k["lp_f"].append(base["lp"])
+        per_k["sq_f"].append(base["squared_error"])
+        per_k["lp_discretised"].append(disc["lp"])
+        per_k["sq_discretised"].append(disc["squared_error"])
+        per_k["n_level_sets"].append(level_set_count(k, lam))
+        per_k["grid_cells"].append(grid_size(k, lam))
+        for j, n in enumerate(n_values):
+            for r in range(n_reps):
+                seed = int(seeds[a, j, r])
+                probs, y = sc.sample(int(n), seed)
+                occupied = np.unique(_keys_from_counts(_counts(probs, m), m)).size
+                for c, name in enumerate(configs):
+                    noise, pools = MULTICLASS_CONFIGS[name]
+                    cal = LpCalibrator(lam, noise=noise, pools=pools, record_queries=True, rng=seed + 1).fit(probs, y)
+                    res = sc.evaluate(cal.predict, lam, p_values)
+                    cell = (a, c, j, r)
+                    out["lp"][cell] = res["lp"]
+                    out["sq"][cell] = res["squared_error"]
+                    out["threshold"][cell] = cal.threshold_
+                    out["steps"][cell] = cal.n_steps_
+                    out["merges"][cell] = cal.n_merges_
+                    out["n_high"][cell] = cal.keys_.size
+                    out["visited"][cell] = cal.visited_.size
+                    out["occupied"][cell] = occupied
+                    out["lemma8_ratio"][cell] = _lemma8_ratio(cal, sc, lam)
+                    out["converged"][cell] = cal.converged_
+    out.update({key: np.array(v) for key, v in per_k.items()})
+    out.update({"k": np.array(k_values), "n": n_values, "p": p_values, "configs": configs, "lam": lam})
+    return out
+
+
+def lp_rate_summary(grid: dict, n_min: int = 10_000) -> dict:
+    r"""Fitted rates :math:`\mathrm{err}_p \propto n^{a}` per (k, version, p) beside the theorem's :math:`-(p-1)/(2p)`.
+
+    Least squares on the log of the mean (over repetitions) population error
+    against :math:`\log n`, over the sample sizes ``n >= n_min``.  The
+    theorem's rate is that of Theorem 6 as reconstructed: :math:`n = \tilde
+    O(\varepsilon^{-2p/(p-1)})` samples for error :math:`\varepsilon`, i.e.
+    :math:`\varepsilon = \tilde O(n^{-(p-1)/(2p)})`; none at :math:`p = 1`.
+
+    Returns ``slopes`` of shape ``(len(k), len(configs), len(p))`` and
+    ``theorem`` of shape ``(len(p),)`` (NaN at p = 1).
+    """
+    n_min = check_int(n_min, "n_min")
+    use = grid["n"] >= n_min
+    if use.sum() < 2:
+        raise ValueError("n_min must leave at least two sample sizes for a fit")
+    mean = grid["lp"].mean(axis=3)  # [k, config, n, p]
+    slopes = np.empty((mean.shape[0], mean.shape[1], mean.shape[3]))
+    for a in range(mean.shape[0]):
+        for c in range(mean.shape[1]):
+            for q in range(mean.shape[3]):
+                (slopes[a, c, q],) = loglog_fit(mean[a, c, use, q], grid["n"][use].astype(float))
+    p = grid["p"]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        theorem = np.where(p > 1, -(1.0 - 1.0 / p) / 2.0, np.nan)
+    return {"slopes": slopes, "theorem": theorem, "n_min": n_min}
+
+
+def level_sets_visited(grid: dict) -> dict:
+    """Level sets the algorithm touched, at the largest sample size, against :math:`|V_\\lambda|` and :math:`(1/\\lambda+1)^k`.
+
+    Returns per k (rows) and config (columns) the mean over repetitions of
+    ``occupied`` (level sets holding a forecast of the sample), ``n_high``
+    (:math:`|H|`) and ``visited``, and per k ``n_level_sets`` and ``grid_cells``.
+    """
+    last = grid["n"].size - 1
+    return {
+        "k": grid["k"],
+        "configs": grid["configs"],
+        "occupied": grid["occupied"][:, :, last].mean(axis=2),
+        "n_high": grid["n_high"][:, :, last].mean(axis=2),
+        "visited": grid["visited"][:, :, last].mean(axis=2),
+        "n_level_sets": grid["n_level_sets"],
+        "grid_cells": grid["grid_cells"],
+        "n": int(grid["n"][last]),
+    }
+
+
+def exact_trajectory(k: int = 5, lam: float = 0.1, threshold: float = 0.004, p_values=(2.0, np.inf)) -> dict:
+    r"""Run the algorithm with exact estimates (:meth:`~companion.multiclass.LpCalibrator.fit_exact`) and evaluate every step.
+
+    Returns per step ``sq_stage1``, ``sq_stage2`` (population squared error
+    after the projection and after the merge stage), ``lp_stage2`` (shape
+    ``(steps, len(p))``), ``merged``, ``moved_mass``, the starting values
+    ``sq_start`` (of :math:`c\circ r\circ f`), ``lp_start``, ``sq_f``, and the
+    checks of Lemmas 10, 11, 13 and 14: ``min_decrease`` (smallest drop of a
+    projection stage, to compare with :math:`\kappa^2`), ``max_merge_excess``
+    (largest rise of a merge minus :math:`4\lambda` times the moved mass;
+    must be at most 0), ``iteration_bound``, ``lp_bound`` (Lemma 14 with zero
+    estimation error) and ``threshold``.
+    """
+    lam, _ = check_lam(lam)
+    threshold = check_open_unit(threshold, "threshold")
+    p_values = np.array([check_p(p) for p in np.atleast_1d(p_values)])
+    sc = book_multiclass_scenario(k)
+    cal = LpCalibrator(lam, threshold=threshold, record_states=True).fit_exact(sc.atoms, sc.h_star, sc.weights)
+    t = cal.trajectory_
+    sq1, sq2, lp2 = [], [], []
+    for step in range(cal.n_steps_):
+        sq1.append(sc.evaluate(cal.predict(sc.atoms, t["stage1"][step]), lam, p_values)["squared_error"])
+        res = sc.evaluate(cal.predict(sc.atoms, t["stage2"][step]), lam, p_values)
+        sq2.append(res["squared_error"])
+        lp2.append(res["lp"])
+    start = sc.evaluate(_discretised(sc, lam), lam, p_values)
+    sq1, sq2 = np.array(sq1), np.array(sq2)
+    before = np.concatenate([[start["squared_error"]], sq2[:-1]])
+    return {
+        "k": k,
+        "lam": lam,
+        "threshold": cal.threshold_,
+        "p": p_values,
+        "sq_f": sc.evaluate(sc.atoms, lam, p_values)["squared_error"],
+        "sq_start": start["squared_error"],
+        "lp_start": start["lp"],
+        "sq_stage1": sq1,
+        "sq_stage2": sq2,
+        "lp_stage2": np.array(lp2).reshape(-1, p_values.size),
+        "merged": t["merged"],
+        "moved_mass": t["moved_mass"],
+        "min_decrease": float(np.min(before - sq1)) if sq1.size else np.nan,
+        "max_merge_excess": float(np.max(sq2 - sq1 - 4 * lam * t["moved_mass"])) if sq1.size else np.nan,
+        "steps": cal.n_steps_,
+        "merges": cal.n_merges_,
+        "iteration_bound": lemma13_iteration_bound(cal.threshold_, cal.mass_threshold_, lam),
+        "lp_bound": np.array([lemma14_bound(cal.threshold_, cal.mass_threshold_, p) for p in p_values]),
+        "visited": cal.visited_.size,
+        "n_high": cal.keys_.size,
+    }
+
+
+def squared_error_vs_lam(
+    k: int = 5,
+    lam_values=(1 / 2, 1 / 4, 1 / 5, 1 / 10, 1 / 20, 1 / 40),
+    n: int = 100_000,
+    n_reps: int = 3,
+    configs=("noise + pools", "plain"),
+    rng=0,
+) -> dict:
+    r"""Squared error of :math:`f`, of :math:`c\circ r\circ f` and of the recalibrated predictor against :math:`\lambda`.
+
+    Returns ``lam``, ``sq_f`` (scalar), ``sq_discretised`` (per
+    :math:`\lambda`), ``sq_calibrated`` (``[lam, config, rep]``), ``mass_threshold``
+    (same shape), and the bounds ``lemma12`` (:math:`4\lambda`) and
+    ``theorem6`` (:math:`4\lambda(1 + \log_{3/2}(2/\kappa_m))` at the mean
+    :math:`\kappa_m` of the fits).
+    """
+    k = check_int(k, "k", minimum=2)
+    lams = np.array([check_lam(v)[0] for v in np.atleast_1d(lam_values)])
+    n = check_int(n, "n", minimum=10)
+    n_reps = check_int(n_reps, "n_reps")
+    rng = as_rng(rng)
+    sc = book_multiclass_scenario(k)
+    sq_f = sc.evaluate(sc.atoms, 0.5)["squared_error"]
+    disc = np.array([sc.evaluate(_discretised(sc, lam), lam)["squared_error"] for lam in lams])
+    cal_sq = np.full((lams.size, len(configs), n_reps), np.nan)
+    mass_thresholds = np.full_like(cal_sq, np.nan)
+    for r in range(n_reps):
+        seed = int(rng.integers(2**63))
+        probs, y = sc.sample(n, seed)
+        for a, lam in enumerate(lams):
+            for c, name in enumerate(configs):
+                noise, pools = MULTICLASS_CONFIGS[name]
+                cal = LpCalibrator(lam, noise=noise, pools=pools, rng=seed + 1).fit(probs, y)
+                cal_sq[a, c, r] = sc.evaluate(cal.predict, lam)["squared_error"]
+                mass_thresholds[a, c, r] = cal.mass_threshold_
+    return {
+        "k": k,
+        "lam": lams,
+        "configs": list(configs),
+        "sq_f": sq_f,
+        "sq_discretised": disc,
+        "sq_calibrated": cal_sq,
+        "mass_threshold": mass_thresholds,
+        "lemma12": np.array([discretisation_bound(lam) for lam in lams]),
+        "theorem6": np.array([[squared_error_excess_bound(lam, b) for b in mass_thresholds[a].mean(axis=1)] for a, lam in enumerate(lams)]),
+    }
+
+
+def method_comparison(
+    k: int = 5,
+    n: int = 30_000,
+    n_reps: int = 5,
+    lam: float = 0.1,
+    n_bins: int = 15,
+    p_values=(1.0, 2.0, np.inf),
+    rng=0,
+) -> dict:
+    r"""Population errors of the recalibrated predictors of several methods on the same samples.
+
+    Methods: the forecaster, its discretisation :math:`c\circ r\circ f`, the
+    algorithm with and without the noise and pools, class-wise and top-label
+    uniform-mass histogram binning (``n_bins`` bins) and temperature scaling.
+    Returns ``methods``, ``metrics`` (names) and ``values`` of shape
+    ``(methods, metrics, reps)``; metrics are the :math:`\ell_p` errors for
+    ``p_values``, top-label and class-wise ECE (15 equal-width bins), squared
+    error and accuracy.  ``light_mass`` (per repetition) is the mass of the level
+    sets the plain algorithm left out of :math:`H`.
+    """
+    k = check_int(k, "k", minimum=2)
+    n = check_int(n, "n", minimum=10)
+    n_reps = check_int(n_reps, "n_reps")
+    lam, _ = check_lam(lam)
+    n_bins = check_int(n_bins, "n_bins")
+    p_values = np.array([check_p(p) for p in np.atleast_1d(p_values)])
+    rng = as_rng(rng)
+    sc = book_multiclass_scenario(k)
+    methods = ["forecaster f", "discretised c(r(f))", "algorithm, noise + pools", "algorithm, plain",
+               "class-wise binning", "top-label binning", "temperature scaling"]
+    metric_names = [f"l_{'inf' if np.isinf(p) else f'{p:g}'}" for p in p_values] + [
+        "top-label ECE", "class-wise ECE", "squared error", "accuracy"]
+    values = np.full((len(methods), len(metric_names), n_reps), np.nan)
+    light = np.full(n_reps, np.nan)
+
+    def record(i, r, predictions):
+        res = sc.evaluate(predictions, lam, p_values)
+        values[i, :, r] = [*res["lp"], res["top_label_ece"], res["classwise_ece"], res["squared_error"], res["accuracy"]]
+
+    for r in range(n_reps):
+        seed = int(rng.integers(2**63))
+        probs, y = sc.sample(n, seed)
+        record(0, r, sc.atoms)
+        record(1, r, _discretised(sc, lam))
+        record(2, r, LpCalibrator(lam, rng=seed + 1).fit(probs, y).predict)
+        plain = LpCalibrator(lam, noise=False, pools=False).fit(probs, y)
+        record(3, r, plain.predict)
+        atom_keys = _keys_from_counts(_counts(sc.atoms, plain.m), plain.m)
+        light[r] = sc.weights[~np.isin(atom_keys, plain.keys_)].sum()
+        record(4, r, ClasswiseBinning(n_bins).fit(probs, y).predict)
+        record(5, r, TopLabelBinning(n_bins).fit(probs, y).predict)
+        record(6, r, TemperatureScaling().fit(probs, y).predict)
+    return {"k": k, "n": n, "lam": lam, "methods": methods, "metrics": metric_names, "values": values, "light_mass": light}
+
+
+def two_worlds_demo(
+    n_bins_values=(10_000, 100_000),
+    n_values=(100, 1000, 10_000),
+    bias: float = 0.2,
+    n_reps: int = 200,
+    rng=0,
+) -> dict:
+    r"""Two worlds that the :math:`\ell_1` error separates and small samples cannot (``thm-multiclass-lp-testing``).
+
+    ``N`` bins of equal mass, two classes, prediction :math:`(1/2, 1/2)` in
+    every bin.  World A: :math:`P[Y = 1 \mid v] = 1/2`.  World B:
+    :math:`P[Y = 1\mid v] = 1/2 + s_v b` with independent random signs
+    :math:`s_v`.  Exact errors of B: :math:`\ell_1 = 2b`,
+    :math:`\ell_2 = b\sqrt{2/N}`, :math:`\ell_\infty = b/N`; of A: 0.  For each
+    ``N`` and ``n`` the plug-in estimates of :math:`\ell_1` and :math:`\ell_2`
+    are averaged over ``n_reps`` samples (fresh signs each time) in both worlds.
+
+    Returns ``N``, ``n``, the exact values ``exact_l1``, ``exact_l2`` of B
+    (per N), and ``plugin_l1``, ``plugin_l2`` of shape ``(2, len(N), len(n))``
+    (world A, world B), and ``collision`` (probability that some bin holds
+    two sample points, the only event that can tell the worlds apart).
+    """
+    bias = check_positive(bias, "bias")
+    if bias > 0.5:
+        raise ValueError(f"bias must be at most 1/2 (a probability 1/2 + bias), got {bias!r}")
+    big_n = np.array([check_int(v, "n_bins_values entries") for v in np.atleast_1d(n_bins_values)])
+    ns = np.array([check_int(v, "n_values entries") for v in np.atleast_1d(n_values)])
+    n_reps = check_int(n_reps, "n_reps")
+    rng = as_rng(rng)
+    l1 = np.zeros((2, big_n.size, ns.size))
+    l2 = np.zeros_like(l1)
+    for a, nb in enumerate(big_n):
+        for j, n in enumerate(ns):
+            for world in (0, 1):
+                bins = rng.integers(nb, size=(n_reps, n))
+                signs = rng.choice([-1.0, 1.0], size=(n_reps, nb)) if world else np.zeros((n_reps, nb))
+                prob1 = 0.5 + bias * np.take_along_axis(signs, bins, axis=1)
+                y = rng.random((n_reps, n)) < prob1
+                flat = (bins + nb * np.arange(n_reps)[:, None]).ravel()
+                resid = np.bincount(flat, weights=(0.5 - y).ravel(), minlength=nb * n_reps).reshape(n_reps, nb) / n
+                # two classes: the class-2 term equals minus the class-1 term
+                l1[world, a, j] = np.mean(2 * np.abs(resid).sum(axis=1))
+                l2[world, a, j] = np.mean(np.sqrt(2 * (resid**2).sum(axis=1)))
+    collision = np.array([[1.0 if n > nb else 1.0 - np.exp(np.sum(np.log1p(-np.arange(n) / nb))) for n in ns] for nb in big_n])
+    return {
+        "N": big_n,
+        "n": ns,
+        "bias": bias,
+        "exact_l1": np.full(big_n.size, 2 * bias),
+        "exact_l2": bias * np.sqrt(2.0 / big_n),
+        "plugin_l1": l1,
+        "plugin_l2": l2,
+        "collision": collision,
+    }
+
+
+def light_level_sets_check(k: int = 5, lam: float = 0.1, kappa_values=(0.002, 0.005, 0.02, 0.05), p_values=(1.5, 2.0, 4.0)) -> dict:
+    r"""Exact check of ``lem-multiclass-lp-low-mass`` on the discretised forecaster of the scenario.
+
+    For each threshold :math:`\kappa`, the sum of :math:`e(v, i)^p` over the level
+    sets of :math:`c\circ r\circ f` with mass at most :math:`\kappa`, against the
+    bound :math:`2\kappa^{p-1}`.  Returns ``kappa``, ``p``, ``light_sum`` and
+    ``bound`` (both ``(len(kappa), len(p))``) and ``light_mass`` (per kappa).
+    """
+    lam, _ = check_lam(lam)
+    kappas = np.array([check_open_unit(v, "kappa_values entries") for v in np.atleast_1d(kappa_values)])
+    p_values = np.array([check_p(p) for p in np.atleast_1d(p_values)])
+    sc = book_multiclass_scenario(k)
+    terms = calibration_error_terms(_discretised(sc, lam), None, lam, weights=sc.weights, cond_mean=sc.h_star)
+    light_sum = np.empty((kappas.size, p_values.size))
+    for a, kap in enumerate(kappas):
+        light = terms.mass <= kap
+        for q, p in enumerate(p_values):
+            light_sum[a, q] = np.sum(np.abs(terms.signed[light]) ** p)
+    return {
+        "k": k,
+        "kappa": kappas,
+        "p": p_values,
+        "light_sum": light_sum,
+        "bound": 2.0 * kappas[:, None] ** (p_values[None, :] - 1.0),
+        "light_mass": np.array([terms.mass[terms.mass <= kap].sum() for kap in kappas]),
+    }
+
+
+def level_set_mass_check(k: int = 5, lam: float = 0.1, kappa: float = 0.05, delta: float = 0.1, n_reps: int = 200, rng=0) -> dict:
+    r"""Monte Carlo check of ``lem-multiclass-lp-bins``: with :math:`n_0` samples every level-set mass is within :math:`\kappa/2`.
+
+    Draws ``n_reps`` samples of size :func:`~companion.bounds.lemma7_sample_size`
+    (with :math:`|V_\lambda|` level sets) from the scenario and records the
+    largest error of the estimated masses over all level sets.  Returns
+    ``n0``, ``worst`` (per repetition), ``failure_rate`` (fraction above
+    :math:`\kappa/2`, to compare with ``delta``).
+    """
+    lam, m = check_lam(lam)
+    kappa = check_open_unit(kappa, "kappa")
+    delta = check_open_unit(delta, "delta")
+    n_reps = check_int(n_reps, "n_reps")
+    rng = as_rng(rng)
+    sc = book_multiclass_scenario(k)
+    n0 = lemma7_sample_size(kappa, level_set_count(sc.n_classes, lam), delta)
+    atom_keys = _keys_from_counts(_counts(sc.atoms, m), m)
+    keys, atom_bin = np.unique(atom_keys, return_inverse=True)
+    mass = np.bincount(atom_bin, weights=sc.weights)
+    worst = np.empty(n_reps)
+    for r in range(n_reps):
+        atoms = rng.choice(sc.n_atoms, size=n0, p=sc.weights)
+        freq = np.bincount(atom_bin[atoms], minlength=keys.size) / n0
+        worst[r] = np.abs(freq - mass).max()  # level sets never reached by f have estimate and mass 0
+    return {"k": k, "kappa": kappa, "delta": delta, "n0": n0, "worst": worst, "failure_rate": float(np.mean(worst > kappa / 2))}

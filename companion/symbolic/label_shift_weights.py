@@ -1,0 +1,148 @@
+r"""Sympy derivations for estimating label-shift weights (paper 001 App. A; paper 000 App. D).
+
+Every ``*_residual`` entry must simplify to exactly 0; the chapter
+``chap-label-shift-weights`` shows them with :func:`companion.display.typeset`
+and ``tests/`` asserts them.  Labels: ``prop-lsw-bayes-correction``,
+``prop-lsw-moment``, ``lem-lsw-perturbation``, ``prop-lsw-em``,
+``rem-lsw-remark5``.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+__all__ = [
+    "bayes_correction_residuals",
+    "moment_identity_residuals",
+    "bbse_perturbation_residuals",
+    "em_stationarity",
+    "remark5_chain",
+]
+
+
+def _simplex_posterior(prior, dens):
+    """Bayes' rule: prior_y dens_y / sum_j prior_j dens_j."""
+    total = sum(pr * d for pr, d in zip(prior, dens))
+    return [pr * d / total for pr, d in zip(prior, dens)]
+
+
+def bayes_correction_residuals(k: int = 3) -> list:
+    r"""Eq. (16) of paper 001 for ``k`` classes: :math:`g_{q/p}(\eta^P) - \eta^Q` per class.
+
+    Class-conditional densities ``a_y`` at a point and both priors are free
+    positive symbols; the two posteriors come from Bayes' rule separately,
+    so the vanishing residuals are the content of the correction
+    (book ``prop-lsw-bayes-correction``).
+    """
+    a = sp.symbols(f"a1:{k + 1}", positive=True)
+    p = sp.symbols(f"p1:{k + 1}", positive=True)
+    q = sp.symbols(f"q1:{k + 1}", positive=True)
+    eta_p, eta_q = _simplex_posterior(p, a), _simplex_posterior(q, a)
+    w = [qy / py for qy, py in zip(q, p)]
+    corrected = _simplex_posterior(w, eta_p)
+    return [sp.simplify(c - e) for c, e in zip(corrected, eta_q)]
+
+
+def moment_identity_residuals(k: int = 3, m: int = 3) -> list:
+    r""":math:`\nu = C w^*` (book ``prop-lsw-moment``) for a feature map on ``m`` points and ``k`` classes.
+
+    :math:`X` takes ``m`` values with class-conditional masses ``c_{x,y}``
+    (free symbols); the features :math:`\phi_i(x)` are free symbols (hard:
+    one-hot, soft: probabilities; the identity needs neither).
+    :math:`C_{ij} = \sum_x \phi_i(x)\,c_{x,j}\,p_j` and
+    :math:`\nu_i = \sum_x\phi_i(x)\sum_j q_j c_{x,j}`; residuals of
+    :math:`\nu - C(q/p)`, expanded.
+    """
+    p = sp.symbols(f"p1:{k + 1}", positive=True)
+    q = sp.symbols(f"q1:{k + 1}", positive=True)
+    c = sp.Matrix(m, k, lambda x, y: sp.Symbol(f"c_{x + 1}{y + 1}", positive=True))
+    phi = sp.Matrix(k, m, lambda i, x: sp.Symbol(f"phi_{i + 1}{x + 1}"))
+    confusion = phi * c * sp.diag(*p)
+    nu = phi * c * sp.Matrix(q)
+    w = sp.Matrix([qy / py for qy, py in zip(q, p)])
+    return [sp.simplify(e) for e in (nu - confusion * w)]
+
+
+def bbse_perturbation_residuals(k: int = 2) -> list:
+    r"""Lemma ``lem-lsw-perturbation``: :math:`\hat w - w = \hat C^{-1}\bigl((\hat\nu - \nu) - (\hat C - C)w\bigr)` when :math:`\nu = Cw`.
+
+    ``k x k`` matrices of free symbols; returns the residual entries.
+    """
+    C = sp.Matrix(k, k, lambda i, j: sp.Symbol(f"C_{i + 1}{j + 1}"))
+    Ch = sp.Matrix(k, k, lambda i, j: sp.Symbol(f"Chat_{i + 1}{j + 1}"))
+    w = sp.Matrix(sp.symbols(f"w1:{k + 1}"))
+    nuh = sp.Matrix(sp.symbols(f"nuhat1:{k + 1}"))
+    nu = C * w
+    w_hat = Ch.inv() * nuh
+    residual = w_hat - w - Ch.inv() * ((nuh - nu) - (Ch - C) * w)
+    return [sp.simplify(e) for e in residual]
+
+
+def em_stationarity(k: int = 3, n: int = 2) -> dict:
+    r"""The EM fixed point of MLLS is a stationary point of the likelihood on the simplex (book ``prop-lsw-em``).
+
+    With ``n`` target points, posteriors :math:`\eta_{iy}` and source prior
+    :math:`p` (free positive symbols), :math:`\ell(q) = \sum_i\log D_i`,
+    :math:`D_i = \sum_y (q_y/p_y)\eta_{iy}`, and the EM map
+    :math:`T(q)_y = \frac1n\sum_i (q_y/p_y)\eta_{iy}/D_i`:
+
+    * ``euler_residual``: :math:`\sum_y q_y\,\partial_y\ell - n` (0: :math:`\ell`
+      is a sum of logs of functions homogeneous of degree 1);
+    * ``fixed_point_residuals``: :math:`q_y(\partial_y\ell - n) + n\,(q_y - T(q)_y)` (0 for
+      every :math:`q`; so at a fixed point :math:`T(q) = q` with :math:`q_y>0`,
+      :math:`\partial_y\ell = n` for all :math:`y`: the Lagrange condition
+      :math:`\nabla\ell = \lambda\mathbf 1` on the simplex, with :math:`\lambda = n`);
+    * ``hessian_residuals``: :math:`\partial_y\partial_z\ell + \sum_i a_{iy}a_{iz}/D_i^2`
+      with :math:`a_{iy} = \eta_{iy}/p_y` (0: the Hessian is minus a sum of
+      rank-one positive semi-definite matrices, so :math:`\ell` is concave and
+      a stationary point is a global maximum).
+    """
+    q = sp.symbols(f"q1:{k + 1}", positive=True)
+    p = sp.symbols(f"p1:{k + 1}", positive=True)
+    eta = sp.Matrix(n, k, lambda i, y: sp.Symbol(f"eta_{i + 1}{y + 1}", positive=True))
+    a = [[eta[i, y] / p[y] for y in range(k)] for i in range(n)]
+    D = [sum(q[y] * a[i][y] for y in range(k)) for i in range(n)]
+    ell = sum(sp.log(d) for d in D)
+    grad = [sp.diff(ell, qy) for qy in q]
+    T = [sum(q[y] * a[i][y] / D[i] for i in range(n)) / n for y in range(k)]
+    euler = sp.simplify(sum(qy * g for qy, g in zip(q, grad)) - n)
+    fixed = [sp.simplify(q[y] * (grad[y] - n) + n * (q[y] - T[y])) for y in range(k)]
+    hess = [sp.simplify(sp.diff(ell, q[y], q[z]) + sum(a[i][y] * a[i][z] / D[i] ** 2 for i in range(n)))
+            for y in range(k) for z in range(k)]
+    return {"euler_residual": euler, "fixed_point_residuals": fixed, "hessian_residuals": hess}
+
+
+def remark5_chain() -> dict:
+    r"""The algebra of the argument of paper 000, App. D (book ``rem-lsw-remark5``).
+
+    With :math:`\rho_k = \hat w_k/w^*_k \in [1-r, 1+r]`:
+
+    * ``norm_residual``: :math:`\|\hat w - w^*\|_2^2 - \sum_k(\rho_k-1)^2(w^*_k)^2` (0; eq. (38));
+    * ``ratio_da``, ``ratio_db``: the partial derivatives of
+      :math:`(a-b)/(a+b)`, :math:`2b/(a+b)^2 > 0` and :math:`-2a/(a+b)^2 < 0`,
+      so on the box the ratio is largest at :math:`a = 1+r`, :math:`b = 1-r`;
+    * ``corner_value``: the ratio there, which is :math:`r` (so :math:`T_1 \le r^2`);
+    * ``paper_step_gap``: :math:`2r/(2-2r) - r = r^2/(1-r) \ge 0` (the paper's
+      separate bounds on numerator and denominator are looser than the corner);
+    * ``square_gap``: :math:`4r^2 - (r/(1-r))^2`, factored, which is
+      :math:`\ge 0` for :math:`r \le 1/2`: with the square the chain (39)
+      gives :math:`T_1 \le 4r^2`;
+    * ``unsquared_gap``: :math:`2r - r/(1-r) = r(1-2r)/(1-r) \ge 0` for
+      :math:`r\le 1/2`: the printed, unsquared chain is also true but ends at
+      :math:`2r`, which is of the order of :math:`\|\hat w - w^*\|_2`, not of
+      its square.
+    """
+    r = sp.Symbol("r", positive=True)
+    a, b = sp.symbols("a b", positive=True)
+    w0, w1, rho0, rho1 = sp.symbols("w0 w1 rho0 rho1", positive=True)
+    ratio = (a - b) / (a + b)
+    norm = (rho0 * w0 - w0) ** 2 + (rho1 * w1 - w1) ** 2
+    return {
+        "norm_residual": sp.expand(norm - ((rho0 - 1) ** 2 * w0**2 + (rho1 - 1) ** 2 * w1**2)),
+        "ratio_da": sp.factor(sp.diff(ratio, a)),
+        "ratio_db": sp.factor(sp.diff(ratio, b)),
+        "corner_value": sp.simplify(ratio.subs({a: 1 + r, b: 1 - r})),
+        "paper_step_gap": sp.factor(sp.simplify(2 * r / (2 - 2 * r) - r)),
+        "square_gap": sp.factor(4 * r**2 - (r / (1 - r)) ** 2),
+        "unsquared_gap": sp.factor(2 * r - r / (1 - r)),
+    }

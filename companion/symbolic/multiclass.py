@@ -1,0 +1,214 @@
+r"""Sympy derivations for multiclass calibration under :math:`\ell_p` error (paper 002, as reconstructed in the book).
+
+Each function returns the expressions a chapter cell shows and a test checks;
+every ``*_residual`` must simplify to exactly 0.  Labels refer to the
+chapter "Multiclass calibration under l_p error".
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import sympy as sp
+
+__all__ = [
+    "LevelSetCount",
+    "level_set_count_identity",
+    "patch_step_identity",
+    "group_squared_error_identity",
+    "same_level_set_change",
+    "lemma11_constants",
+    "termination_constants",
+    "lemma8_constants",
+    "two_worlds_errors",
+]
+
+
+class LevelSetCount(NamedTuple):
+    """Lemma 2 and the exact count (``lem-multiclass-lp-count``, ``lem-multiclass-lp-exact-count``)."""
+
+    by_slack: dict  # k -> sum over the slack s = 0..k-1 of C(m - s + k - 1, k - 1), a polynomial in m
+    residuals: dict  # k -> by_slack[k] - (C(m + k, k) - C(m, k)), expanded (zero)
+    ratio_factor: sp.Expr  # (k + j)/j - (k + 1): each factor of C(m + k, m) is at most k + 1
+    ratio_factor_simplified: sp.Expr  # -k (j - 1)/j <= 0 for j >= 1
+
+
+def level_set_count_identity(k_values=(2, 3, 4, 5, 6)) -> LevelSetCount:
+    r"""Count level sets by their slack :math:`s = m - \sum_i a_i \in \{0, \dots, k-1\}` and compare with :math:`\binom{m+k}{k} - \binom{m}{k}`.
+
+    For fixed ``k`` both sides are polynomials in :math:`m` (valid for
+    :math:`m \ge k`); the residual is expanded to 0.  The factor check shows
+    :math:`\binom{m+k}{m} = \prod_{j=1}^m \frac{k+j}{j} \le (k+1)^m`.
+    """
+    m = sp.Symbol("m", integer=True, positive=True)
+    by_slack, residuals = {}, {}
+    for k in k_values:
+        total = sum(sp.expand_func(sp.binomial(m - s + k - 1, k - 1)) for s in range(k))
+        exact = sp.expand_func(sp.binomial(m + k, k)) - sp.expand_func(sp.binomial(m, k))
+        by_slack[k] = sp.factor(sp.expand(total))
+        residuals[k] = sp.expand(total - exact)
+    kk, j = sp.symbols("k j", positive=True)
+    factor = (kk + j) / j - (kk + 1)
+    return LevelSetCount(by_slack, residuals, factor, sp.factor(sp.simplify(factor)))
+
+
+def patch_step_identity(k: int = 4, i: int = 0) -> tuple[sp.Expr, sp.Expr]:
+    r"""Stage 1 before projecting (``lem-multiclass-lp-patch``): replacing :math:`u_i` by :math:`\hat y_i` changes :math:`\|\cdot - \bar y\|^2` by :math:`(\hat y_i - \bar y_i)^2 - (u_i - \bar y_i)^2`.
+
+    Returns ``(change, residual)`` for ``k`` symbolic coordinates.
+    """
+    u = sp.symbols(f"u0:{k}", real=True)
+    mu = sp.symbols(" ".join(rf"\bar{{y}}_{j}" for j in range(k)), real=True)
+    yhat = sp.Symbol(r"\hat{y}_" + str(i), real=True)
+    w = list(u)
+    w[i] = yhat
+    change = sum((w[j] - mu[j]) ** 2 for j in range(k)) - sum((u[j] - mu[j]) ** 2 for j in range(k))
+    claim = (yhat - mu[i]) ** 2 - (u[i] - mu[i]) ** 2
+    return sp.simplify(change), sp.simplify(change - claim)
+
+
+def group_squared_error_identity(k: int = 4) -> tuple[sp.Expr, sp.Expr]:
+    r"""Squared error of a constant prediction :math:`u` on a group with label law :math:`\bar y`: :math:`\|u - \bar y\|^2 + 1 - \|\bar y\|^2`.
+
+    :math:`\mathbb E\|u - e_Y\|^2 = \sum_y \bar y_y \|u - e_y\|^2` with
+    :math:`\sum_y \bar y_y = 1`.  Returns ``(expected, residual)``.
+    """
+    u = sp.symbols(f"u0:{k}", real=True)
+    mu = sp.symbols(" ".join(rf"\bar{{y}}_{j}" for j in range(k)), real=True)
+    expected = sum(mu[y] * sum((u[j] - (1 if j == y else 0)) ** 2 for j in range(k)) for y in range(k))
+    claim = sum((u[j] - mu[j]) ** 2 for j in range(k)) + 1 - sum(m**2 for m in mu)
+    last = 1 - sum(mu[:-1])  # impose sum(mu) = 1
+    residual = sp.expand((expected - claim).subs(mu[-1], last))
+    return sp.expand(expected.subs(mu[-1], last)), residual
+
+
+def same_level_set_change(k: int = 4, y: int = 0) -> dict:
+    r"""Lemma 12 and the merge step (``lem-multiclass-lp-discretisation``): moving a prediction inside its level set.
+
+    For :math:`u, w \in \Delta_k`, :math:`\|w - e_y\|^2 - \|u - e_y\|^2 =
+    \sum_i (w_i - u_i)(w_i + u_i - 2\,\mathbb 1\{i = y\})`, and on the simplex
+    :math:`\sum_i |w_i + u_i - 2\,\mathbb 1\{i=y\}| = 2(2 - w_y - u_y)`.  Returns
+    the two residuals (``identity``, ``abs_sum``; zero).
+    """
+    u = sp.symbols(f"u0:{k}", nonnegative=True)
+    w = sp.symbols(f"w0:{k}", nonnegative=True)
+    e = [1 if i == y else 0 for i in range(k)]
+    lhs = sum((w[i] - e[i]) ** 2 for i in range(k)) - sum((u[i] - e[i]) ** 2 for i in range(k))
+    rhs = sum((w[i] - u[i]) * (w[i] + u[i] - 2 * e[i]) for i in range(k))
+    # signs on the simplex: w_i + u_i >= 0 for i != y, and w_y + u_y - 2 <= 0
+    abs_sum = sum(w[i] + u[i] for i in range(k) if i != y) + (2 - w[y] - u[y])
+    other = [i for i in range(k) if i != y][0]
+    on_simplex = {w[other]: 1 - sum(w[i] for i in range(k) if i != other), u[other]: 1 - sum(u[i] for i in range(k) if i != other)}
+    return {
+        "identity": sp.expand(lhs - rhs),
+        "abs_sum": sp.expand((abs_sum - 2 * (2 - w[y] - u[y])).subs(on_simplex)),
+    }
+
+
+def lemma11_constants() -> dict:
+    r"""Constants of the book's Lemma 11 (``lem-multiclass-lp-patch``) under :math:`|\hat q - q| \le \kappa/8`, :math:`q|\hat y_i - \bar y_i| \le \kappa/8` and :math:`q \ge \kappa/2` (one threshold :math:`\kappa` for errors and masses).
+
+    ``ratio_low`` :math:`= \min q/\hat q = 4/5`; ``gap`` :math:`= 4/5 - 1/8`
+    (lower bound on :math:`q|u_i - \bar y_i|/\kappa`); ``decrease`` :math:`=
+    \mathrm{gap}^2 - (1/8)^2 = 11/25` (lower bound on the drop of the squared
+    error times :math:`q/\kappa^2`); ``decrease_minus_two_fifths`` (positive).
+    """
+    q, beta = sp.symbols("q kappa", positive=True)
+    ratio = q / (q + beta / 8)
+    ratio_low = sp.simplify(ratio.subs(q, beta / 2))
+    increasing = sp.simplify(sp.diff(ratio, q))  # positive: the minimum is at the smallest q
+    gap = ratio_low - sp.Rational(1, 8)
+    decrease = sp.nsimplify(gap**2 - sp.Rational(1, 64))
+    return {
+        "ratio_low": ratio_low,
+        "ratio_derivative": increasing,
+        "gap": gap,
+        "decrease": decrease,
+        "decrease_minus_two_fifths": decrease - sp.Rational(2, 5),
+    }
+
+
+def termination_constants() -> dict:
+    r"""Constants of the book's Lemmas 13-14 and Theorem 6 (``thm-multiclass-lp-main``).
+
+    ``ratio_high`` :math:`= \max q/\hat q = 4/3`; ``group_error`` :math:`=
+    4/3 + 1/8 = 35/24 \le 3/2`; ``lp_constant``: with group errors and
+    left-out masses at most :math:`\tfrac32\kappa`, Lemma 14 gives
+    :math:`(2^{p-1}\cdot 4(\tfrac32\kappa)^{p-1})^{1/p} = 3(4/3)^{1/p}\kappa^{1-1/p}`
+    (``lp_residual`` is the difference, zero); ``threshold``: the root
+    :math:`\kappa` of :math:`4\kappa^{1-1/p} = \varepsilon`; ``iterations``:
+    :math:`(2 + D)/(\tfrac25\kappa^2)` with :math:`D = 4\lambda\log_{3/2}(2/\kappa)`.
+    """
+    q, beta, p, eps, lam = sp.symbols("q kappa p varepsilon lambda", positive=True)
+    a = beta  # one threshold for errors and masses
+    ratio_high = sp.simplify((q / (q - beta / 8)).subs(q, beta / 2))
+    group_error = ratio_high + sp.Rational(1, 8)
+    bound = (2 ** (p - 1) * 4 * (sp.Rational(3, 2) * a) ** (p - 1)) ** (1 / p)
+    claim = 3 * sp.Rational(4, 3) ** (1 / p) * a ** (1 - 1 / p)
+    lp_residual = sp.simplify(sp.expand_power_base(sp.log(bound) - sp.log(claim), force=True).expand(force=True))
+    (kappa_root,) = sp.solve(sp.Eq(4 * a ** ((p - 1) / p), eps), a)
+    d = 4 * lam * sp.log(2 / beta) / sp.log(sp.Rational(3, 2))
+    return {
+        "ratio_high": ratio_high,
+        "group_error": group_error,
+        "group_error_minus_three_halves": group_error - sp.Rational(3, 2),
+        "lp_bound": bound,
+        "lp_residual": lp_residual,
+        "threshold": sp.simplify(kappa_root),
+        "threshold_residual": sp.simplify(kappa_root - (eps / 4) ** (p / (p - 1))),
+        "iterations": (5 + 10 * lam * sp.log(2 / beta) / sp.log(sp.Rational(3, 2))) / a**2,
+        "iterations_residual": sp.simplify((2 + d) / (sp.Rational(2, 5) * a**2) - (5 + 10 * lam * sp.log(2 / beta) / sp.log(sp.Rational(3, 2))) / a**2),
+    }
+
+
+def lemma8_constants() -> dict:
+    r"""The book's Lemma 8 (``lem-multiclass-lp-disjoint``): Laplace tail, privacy and the accuracy budget.
+
+    ``tail``: :math:`P[|L| > t] = e^{-t/b}` for :math:`L \sim \mathrm{Laplace}(b)`
+    (``tail_residual`` zero); with privacy parameter :math:`\omega = \nu/4`, :math:`c = \nu/4`,
+    :math:`b = 8/(n\nu)` and :math:`n = 32\log(4kT/(\delta\nu))/\nu^2`:
+    ``noise_radius`` :math:`= b\log(kT/\delta')` at :math:`\delta' = \delta\nu/4`
+    equals :math:`\nu/4` (``noise_residual`` zero); ``exp_gap``
+    :math:`= \nu/3 - (e^{\nu/4} - 1)` at :math:`\nu = 1` (positive, and the
+    gap is concave so it is non-negative on [0, 1]); ``total`` :math:`= \nu/4 + \nu/3 + \nu/4 = 5\nu/6`.
+    """
+    x, t, b, eta, n, k, big_t, delta = sp.symbols("x t b nu n k T delta", positive=True)
+    density = sp.exp(-x / b) / (2 * b)
+    tail = 2 * sp.integrate(density, (x, t, sp.oo))
+    b_value = 8 / (n * eta)
+    n_value = 32 * sp.log(4 * k * big_t / (delta * eta)) / eta**2
+    radius = (b_value * sp.log(k * big_t / (delta * eta / 4))).subs(n, n_value)
+    gap = eta / 3 - (sp.exp(eta / 4) - 1)
+    return {
+        "tail": sp.simplify(tail),
+        "tail_residual": sp.simplify(tail - sp.exp(-t / b)),
+        "noise_radius": sp.simplify(radius),
+        "noise_residual": sp.simplify(radius - eta / 4),
+        "exp_gap_at_1": gap.subs(eta, 1),
+        "exp_gap_second_derivative": sp.diff(gap, eta, 2),
+        "total": eta / 4 + eta / 3 + eta / 4,
+    }
+
+
+def two_worlds_errors() -> dict:
+    r"""Errors of world B of ``thm-multiclass-lp-testing``: :math:`N` bins of mass :math:`1/N`, two classes, bias :math:`\pm\chi`.
+
+    Every bin contributes :math:`\chi/N` in each of the two classes, so
+    :math:`\mathrm{err}_p = (2N(\chi/N)^p)^{1/p} = 2^{1/p} \chi N^{1/p - 1}`
+    (``residual`` zero): :math:`2\chi` at :math:`p = 1`, vanishing as
+    :math:`N \to \infty` for every :math:`p > 1`.  ``collision_bound``: the
+    probability that two of :math:`n` uniform draws share one of :math:`N`
+    bins is at most :math:`\binom n2/N`.
+    """
+    big_n, b, p, n = sp.symbols("N chi p n", positive=True)
+    err = (2 * big_n * (b / big_n) ** p) ** (1 / p)
+    claim = 2 ** (1 / p) * b * big_n ** (1 / p - 1)
+    residual = sp.simplify(sp.expand_power_base(sp.log(err) - sp.log(claim), force=True).expand(force=True))
+    return {
+        "err": err,
+        "closed_form": claim,
+        "residual": residual,
+        "at_p1": sp.simplify(claim.subs(p, 1)),
+        "limit_large_N_p2": sp.limit(claim.subs(p, 2), big_n, sp.oo),
+        "collision_bound": sp.binomial(n, 2) / big_n,
+    }

@@ -1,0 +1,125 @@
+"""Bounds of paper 001 in companion.bounds: Theorem 5 (BHC), Theorem 3, Theorem 4 and the BBSE bound.
+
+Each bound is checked by simulation (it must hold with the promised
+probability) or on random instances (a deterministic bound must never fail),
+and the zero-weight counterexample to Theorem 4 is recomputed by hand.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from companion.bounds import (
+    bbse_error_bound,
+    bhc_tail_bound,
+    label_shift_binning_bound,
+    multiclass_binning_epsilon,
+    weight_condition_number,
+)
+from companion.shift import bbse, posterior_correction, two_class_gaussian
+
+
+@pytest.mark.parametrize("k", [2, 3, 5])
+def test_bhc_inequality_by_simulation(k):
+    rng = np.random.default_rng(k)
+    n, reps = 200, 200_000
+    p = rng.dirichlet(np.ones(k))
+    counts = rng.multinomial(n, p, size=reps)
+    stat = np.abs(counts - n * p).sum(axis=1) / (2 * np.sqrt(n))
+    for t in (0.8, 1.2, 1.6, 2.0):
+        assert np.mean(stat >= t) <= bhc_tail_bound(t, k)
+
+
+def test_bhc_sum_of_deviations_is_twice_the_best_subset_sum():
+    # The identity behind the proof: sum |d_i| = 2 max_A sum_{i in A} d_i when sum d_i = 0.
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        d = rng.normal(size=5)
+        d -= d.mean()
+        subsets = [[i for i in range(5) if mask >> i & 1] for mask in range(32)]
+        best = max(d[s].sum() if s else 0.0 for s in subsets)
+        assert np.abs(d).sum() == pytest.approx(2 * best)
+
+
+def test_theorem3_epsilon_formula_and_coverage():
+    eps = multiclass_binning_epsilon([100, 400], 3, 0.1)
+    np.testing.assert_allclose(eps, 2 / np.sqrt([100, 400]) * np.sqrt(0.5 * np.log(2 * 8 / 0.1)))
+    # Coverage: 4 bins, 3 classes, multinomial cell counts; all bins within eps in >= 1 - delta of runs.
+    rng = np.random.default_rng(8)
+    theta = rng.dirichlet(np.ones(3), size=4)
+    mass = np.array([0.1, 0.2, 0.3, 0.4])
+    cells = (mass[:, None] * theta).ravel()
+    reps, n, delta = 20_000, 500, 0.2
+    counts = rng.multinomial(n, cells, size=reps).reshape(reps, 4, 3)
+    n_bin = counts.sum(axis=2)
+    ok = np.ones(reps, dtype=bool)
+    for b in range(4):
+        nb = np.maximum(n_bin[:, b], 1)
+        err = np.abs(counts[:, b] / nb[:, None] - theta[b]).sum(axis=1)
+        eps_b = 2 / np.sqrt(nb) * np.sqrt(0.5 * np.log(4 * 2**3 / delta))
+        ok &= (n_bin[:, b] == 0) | (err <= eps_b)
+    assert ok.mean() >= 1 - delta
+
+
+def test_theorem3_bad_input():
+    with pytest.raises(ValueError, match="delta"):
+        multiclass_binning_epsilon([10], 3, 1.0)
+    with pytest.raises(ValueError, match="counts"):
+        multiclass_binning_epsilon([0, 10], 3, 0.1)
+    with pytest.raises(ValueError, match="n_classes"):
+        multiclass_binning_epsilon([10], 1, 0.1)
+    with pytest.raises(ValueError, match="t must"):
+        bhc_tail_bound(-1.0, 3)
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(2, 6))
+def test_theorem4_holds_on_random_instances_with_positive_weights(seed, k):
+    rng = np.random.default_rng(seed)
+    theta = rng.dirichlet(np.ones(k))
+    theta_hat = rng.dirichlet(np.ones(k) * rng.uniform(0.2, 5))
+    w = rng.uniform(0.05, 5, k)
+    w_hat = np.maximum(w + rng.normal(scale=rng.uniform(0, 1), size=k), 1e-3)
+    lhs = np.abs(posterior_correction(theta_hat, w_hat) - posterior_correction(theta, w)).sum()
+    rhs = label_shift_binning_bound(np.abs(theta_hat - theta).sum(), w, w_hat)
+    assert lhs <= rhs + 1e-12
+
+
+def test_theorem4_fails_with_a_zero_weight():
+    # w = (0, 1, 2): class 0 is absent from the target but holds most of the source bin's mass.
+    w = np.array([0.0, 1.0, 2.0])
+    theta, theta_hat = np.array([0.9, 0.05, 0.05]), np.array([0.9, 0.07, 0.03])
+    lhs = np.abs(posterior_correction(theta_hat, w) - posterior_correction(theta, w)).sum()
+    assert lhs == pytest.approx(16 / 39)  # (0, 7/13, 6/13) against (0, 1/3, 2/3)
+    kappa = weight_condition_number(w)
+    assert kappa == 2.0
+    paper_rhs = 2 * kappa * np.abs(theta_hat - theta).sum() + 0.0  # w_hat = w
+    assert lhs > paper_rhs  # 0.41 > 0.16: the bound as printed fails
+    with pytest.raises(ValueError, match="positive"):
+        label_shift_binning_bound(0.04, w, w)
+
+
+def test_bbse_bound_coverage_on_the_two_class_scenario():
+    sc = two_class_gaussian()
+    confusion = sc.confusion_matrix("hard")
+    delta, n = 0.1, 2000
+    bound = bbse_error_bound(confusion, sc.weights, n, n, delta)
+    rng = np.random.default_rng(9)
+    errors = []
+    for _ in range(300):
+        xs, ys = sc.sample(n, rng, "source")
+        xt, _ = sc.sample(n, rng, "target")
+        errors.append(np.linalg.norm(bbse(sc.posterior(xs), ys, sc.posterior(xt), negative="keep").weights - sc.weights))
+    assert np.mean(np.array(errors) <= bound) >= 1 - delta
+    assert bound < 1.0  # not vacuous at this size
+
+
+def test_bbse_bound_too_small_sample_and_bad_input():
+    sc = two_class_gaussian()
+    with pytest.raises(ValueError, match="too small"):
+        bbse_error_bound(sc.confusion_matrix("hard"), sc.weights, 10, 10, 0.1)
+    with pytest.raises(ValueError, match="delta"):
+        bbse_error_bound(sc.confusion_matrix("hard"), sc.weights, 10, 10, 0.0)
+    with pytest.raises(ValueError, match="square"):
+        bbse_error_bound(np.ones((2, 3)), sc.weights, 10, 10, 0.1)

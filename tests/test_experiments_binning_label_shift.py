@@ -1,0 +1,70 @@
+"""Drivers of companion.experiments.binning_label_shift, at small scale."""
+
+import numpy as np
+import pytest
+
+from companion.experiments import (
+    podkopaev_figure2,
+    podkopaev_figure7,
+    scenario_partition,
+    theorem3_coverage,
+    theorem4_check,
+)
+from companion.multiclass_binning import LogRatioGridPartition
+from companion.shift import three_class_gaussian
+
+
+def test_scenario_partition_cells_match_monte_carlo():
+    sc = three_class_gaussian()
+    contrasts, edges, cond = scenario_partition(sc, 2)
+    x, y = sc.sample(300_000, 0)
+    bins = LogRatioGridPartition(contrasts, edges).assign(sc.posterior(x))
+    for c in range(3):
+        freq = np.bincount(bins[y == c], minlength=cond.shape[1]) / np.sum(y == c)
+        np.testing.assert_allclose(freq, cond[c], atol=0.01)
+
+
+@pytest.mark.parametrize("scenario", ["two_class", "three_class"])
+def test_theorem3_coverage_is_at_least_promised(scenario):
+    out = theorem3_coverage(scenario, n_values=(200, 2000), deltas=(0.1, 0.5), n_reps=3000, rng=1)
+    cov = out["coverage"]
+    assert np.all(cov["bins"] >= out["promised"] - 3 * np.sqrt(0.25 / 3000))
+    # The first event implies the second in every repetition (the theorem's proof), so its frequency is smaller.
+    assert np.all(cov["calibration"] >= cov["bins"])
+    assert np.all(out["max_ratio"] > 0)
+
+
+def test_theorem3_coverage_fails_for_a_radius_too_small():
+    # Sanity of the statistic: the radii scaled down by 4 must be violated often.
+    res = theorem3_coverage("two_class", n_values=(500, 2000), deltas=(0.5,), n_reps=2000, rng=2)
+    assert np.mean(res["max_ratio"] > 0.25) > 0.5
+
+
+@pytest.mark.parametrize("scenario", ["two_class", "three_class"])
+def test_theorem4_bound_holds_in_every_bin(scenario):
+    out = theorem4_check(scenario, n_source=500, n_weights=500, n_reps=100, rng=3)
+    assert out["held"] == 1.0
+    assert 0 < out["ratio_median"] < 1
+
+
+def test_figure2_band_and_reliability():
+    out = podkopaev_figure2(n_scatter=400, n_train=500, n_calibration=1000, n_weights=1000, n_test=5000, rng=4)
+    band = out["band_stats"]
+    assert band["source_exact"] == pytest.approx(0.5, abs=0.01)
+    assert band["target_exact"] == pytest.approx(0.8, abs=0.02)  # the odds are multiplied by w_1/w_0 = 4
+    rel = out["reliability"]
+    # Oracle-corrected frequencies track the exact target frequencies; uncorrected ones do not.
+    assert rel["oracle"]["target_error"] < 0.05
+    assert rel["estimated"]["target_error"] < 0.06
+    assert rel["uncorrected"]["target_error"] > 0.1
+    np.testing.assert_allclose(out["weights_hat"], [0.4, 1.6], atol=0.25)
+
+
+def test_figure7_digits_runs_and_correction_helps():
+    out = podkopaev_figure7(n_splits=3, rng=5)
+    assert out["ece"].shape == (3, 3)
+    sizes = out["splits"][0]["sizes"]
+    assert sizes["train"] > 100 and sizes["test"] > 400
+    unc, orc, est = out["ece"].mean(axis=0)
+    assert orc < unc and est < unc
+    np.testing.assert_allclose(out["true_weights"], [0.625, 2.5])

@@ -1,0 +1,62 @@
+"""Symbolic checks for the label-shift weights and binning-under-label-shift chapters (every residual is exactly 0)."""
+
+import sympy as sp
+
+from companion.symbolic import (
+    bayes_correction_residuals,
+    bbse_perturbation_residuals,
+    em_stationarity,
+    moment_identity_residuals,
+    proposition1_residuals,
+    remark5_chain,
+    theorem3_epsilon_residual,
+    theorem4_algebra,
+    theorem4_zero_weight_example,
+)
+
+
+def test_bayes_correction_and_moment_identity():
+    for k in (2, 3, 4):
+        assert bayes_correction_residuals(k) == [0] * k
+    assert moment_identity_residuals(3, 3) == [0, 0, 0]
+    assert moment_identity_residuals(2, 4) == [0, 0]
+
+
+def test_bbse_perturbation_identity():
+    assert bbse_perturbation_residuals(2) == [0, 0]
+    assert bbse_perturbation_residuals(3) == [0, 0, 0]
+
+
+def test_em_fixed_point_is_stationary_and_likelihood_concave():
+    d = em_stationarity(3, 2)
+    assert d["euler_residual"] == 0
+    assert d["fixed_point_residuals"] == [0, 0, 0]
+    assert d["hessian_residuals"] == [0] * 9
+
+
+def test_remark5_chain():
+    d = remark5_chain()
+    r = sp.Symbol("r", positive=True)
+    assert d["norm_residual"] == 0
+    assert d["corner_value"] == r
+    half = {r: sp.Rational(1, 3)}
+    assert d["square_gap"].subs(half) > 0 and d["unsquared_gap"].subs(half) > 0
+    assert d["paper_step_gap"].subs(half) > 0
+    a, b = sp.symbols("a b", positive=True)
+    assert sp.simplify(d["ratio_da"] - 2 * b / (a + b) ** 2) == 0
+
+
+def test_binning_identities():
+    assert theorem3_epsilon_residual() == 0
+    assert proposition1_residuals(3) == [0, 0, 0]
+    t = theorem4_algebra(3)
+    assert t["split_residuals"] == [0, 0, 0] and t["weight_split_residuals"] == [0, 0, 0]
+    assert t["first_sum_residual"] == 0 and t["second_sum_residual"] == 0 and t["lower_bound_residual"] == 0
+
+
+def test_zero_weight_counterexample_is_exact():
+    d = theorem4_zero_weight_example()
+    assert d["lhs"] == sp.Rational(16, 39)
+    assert d["paper_rhs"] == sp.Rational(4, 25)
+    assert d["lhs"] > d["paper_rhs"]
+    assert d["binwise_rhs"] >= d["lhs"]

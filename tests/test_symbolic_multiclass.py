@@ -1,0 +1,74 @@
+"""Sympy derivations of the l_p calibration chapter (companion.symbolic.multiclass)."""
+
+import math
+
+import numpy as np
+import sympy as sp
+
+from companion.multiclass import level_set_count
+from companion.symbolic import (
+    group_squared_error_identity,
+    lemma8_constants,
+    lemma11_constants,
+    level_set_count_identity,
+    patch_step_identity,
+    same_level_set_change,
+    termination_constants,
+    two_worlds_errors,
+)
+
+
+def test_level_set_count_identity():
+    r = level_set_count_identity()
+    assert all(v == 0 for v in r.residuals.values())
+    m = sp.Symbol("m", integer=True, positive=True)
+    # the polynomial agrees with the companion's count wherever m >= k
+    for k, poly in r.by_slack.items():
+        for mm in range(k, k + 6):
+            assert poly.subs(m, mm) == level_set_count(k, 1 / mm)
+    j, k = sp.symbols("j k", positive=True)
+    assert sp.simplify(r.ratio_factor_simplified + k * (j - 1) / j) == 0
+
+
+def test_patch_and_group_identities():
+    change, residual = patch_step_identity(5, 2)
+    assert residual == 0
+    _, residual = group_squared_error_identity(4)
+    assert residual == 0
+    checks = same_level_set_change(5, 1)
+    assert checks["identity"] == 0 and checks["abs_sum"] == 0
+
+
+def test_lemma11_and_termination_constants():
+    c = lemma11_constants()
+    assert c["ratio_low"] == sp.Rational(4, 5) and c["decrease"] == sp.Rational(11, 25)
+    assert c["decrease_minus_two_fifths"] > 0 and c["ratio_derivative"].is_positive
+    t = termination_constants()
+    assert t["ratio_high"] == sp.Rational(4, 3) and t["group_error"] == sp.Rational(35, 24)
+    assert t["group_error_minus_three_halves"] < 0
+    assert t["lp_residual"] == 0 and t["threshold_residual"] == 0 and t["iterations_residual"] == 0
+    # 3 (4/3)^(1/p) <= 4 for every p >= 1, which is what makes alpha = (eps/4)^(p/(p-1)) enough
+    for p in (1, 1.5, 2, 5, 50):
+        assert 3 * (4 / 3) ** (1 / p) <= 4 + 1e-12
+    # numeric spot check of the Lemma 14 constant
+    p_, a_ = sp.symbols("p kappa", positive=True)
+    val = float(t["lp_bound"].subs({p_: 3, a_: sp.Rational(1, 100)}))
+    assert math.isclose(val, 3 * (4 / 3) ** (1 / 3) * 0.01 ** (2 / 3), rel_tol=1e-12)
+
+
+def test_lemma8_constants():
+    c = lemma8_constants()
+    assert c["tail_residual"] == 0 and c["noise_residual"] == 0
+    assert float(c["exp_gap_at_1"]) > 0
+    eta = sp.Symbol("nu", positive=True)
+    assert c["exp_gap_second_derivative"].subs(eta, 1) < 0
+    assert sp.simplify(c["total"] - sp.Rational(5, 6) * eta) == 0
+    # the concave gap eta/3 - (e^(eta/4) - 1) is non-negative on a grid of [0, 1]
+    grid = np.linspace(0, 1, 101)
+    assert np.all(grid / 3 - np.expm1(grid / 4) >= 0)
+
+
+def test_two_worlds_closed_form():
+    c = two_worlds_errors()
+    b = sp.Symbol("chi", positive=True)
+    assert c["residual"] == 0 and sp.simplify(c["at_p1"] - 2 * b) == 0 and c["limit_large_N_p2"] == 0
