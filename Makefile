@@ -1,6 +1,6 @@
 # Two commands do all the set-up on a fresh machine (Python 3.11):
 #   make book   create .venv, install, build the HTML book
-#   make test   same set-up, then pytest, a strict book build, a check of the built HTML,
+#   make test   same set-up, then pytest, a strict book build and the student edition, a check of the built HTML,
 #               and nbval over every notebook under a second BLAS kernel
 PYTHON ?= python3
 VENV   := .venv
@@ -8,7 +8,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NOTEBOOKS := $(shell find book -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' | sort)
 
-.PHONY: book test pytest nbval strict-book html-check pdf pdf-check notebooks benchmark clean
+.PHONY: book book-student test pytest nbval strict-book html-check pdf pdf-check notebooks benchmark clean
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -22,7 +22,14 @@ book: $(STAMP)
 	$(BIN)/jupyter-book build . --path-output . --quiet
 	@echo "Book built: $(CURDIR)/_build/html/index.html"
 
-test: pytest strict-book html-check nbval
+# The student edition: the same book with every exercise's solution left out
+# (book/_ext/student.py), built from a copy of _config.yml with student_edition on.
+book-student: $(STAMP)
+	$(BIN)/python book/_ext/student_config.py _build/student/_config.yml
+	$(BIN)/jupyter-book build . --path-output _build/student --config _build/student/_config.yml --warningiserror --keep-going --quiet
+	@echo "Student edition built: $(CURDIR)/_build/student/_build/html/index.html"
+
+test: pytest strict-book book-student html-check nbval
 
 pytest: $(STAMP)
 	MPLBACKEND=Agg $(BIN)/python -m pytest tests --ignore=tests/built_book --ignore=tests/pdf
@@ -37,8 +44,9 @@ strict-book: $(STAMP)
 	rm -rf _build/html _build/doctrees
 	$(BIN)/jupyter-book build . --path-output . --warningiserror --keep-going --quiet
 
-# What the reader sees (after strict-book): unparsed MyST, doubled reference words, unresolved
-# labels, unreferenced figures; then every page in headless Chromium with no network.
+# What the reader sees (after strict-book and book-student): unparsed MyST, doubled reference
+# words, unresolved labels, unreferenced figures, exercises without collapsed solutions (and
+# none in the student edition); then every page in headless Chromium with no network.
 html-check: $(STAMP)
 	$(BIN)/python -m pytest -p no:cacheprovider tests/built_book
 

@@ -12,6 +12,12 @@ import numbers
 import numpy as np
 
 __all__ = [
+    "check_real",
+    "check_bool",
+    "check_option",
+    "check_callable",
+    "check_tolerance",
+    "check_nonempty",
     "as_probabilities",
     "as_labels",
     "as_real_array",
@@ -27,11 +33,109 @@ __all__ = [
 ]
 
 
-def as_real_array(x, name: str, *, ndim: int = 1, allow_empty: bool = False) -> np.ndarray:
-    """Return ``x`` as a finite float array of dimension ``ndim``."""
+#: The largest integer the companion accepts for a count (sizes, bins, repetitions): exact in a
+#: float64 and far from the int64 limit, so ``2 * n`` and ``n + 1`` cannot overflow anywhere.
+MAX_INT = 2**53
+
+#: Array dtype kinds that hold real numbers (signed and unsigned integers, floats).
+_REAL_KINDS = "iuf"
+
+
+def _unwrap_0d(x):
+    """A 0-d numpy array of a real dtype (``np.array(0.5)``) as its numpy scalar; anything else unchanged."""
+    if isinstance(x, np.ndarray) and x.ndim == 0 and x.dtype.kind in _REAL_KINDS:
+        return x[()]
+    return x
+
+
+def _real_scalar(x, name: str, rule: str) -> float:
+    """``x`` as a Python float if it is a real number (not bool, str, complex); else a ValueError.
+
+    Python and numpy real scalars, ``fractions.Fraction`` and 0-d real arrays are real numbers.
+    """
+    x = _unwrap_0d(x)
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real):
+        raise ValueError(f"{name} must be {rule}, got {x!r}")
     try:
-        arr = np.asarray(x, dtype=float)
-    except (TypeError, ValueError) as exc:
+        return float(x)
+    except OverflowError:
+        raise ValueError(f"{name} must be {rule}, got an integer too large for a float") from None
+
+
+def check_real(x, name: str, *, minimum: float | None = None, maximum: float | None = None) -> float:
+    """Return ``x`` as a finite float, optionally within ``[minimum, maximum]``."""
+    rule = "a finite real number"
+    if minimum is not None or maximum is not None:
+        lo = "-inf" if minimum is None else f"{minimum:g}"
+        hi = "inf" if maximum is None else f"{maximum:g}"
+        rule += f" in [{lo}, {hi}]"
+    value = _real_scalar(x, name, rule)
+    if not np.isfinite(value) or (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
+        raise ValueError(f"{name} must be {rule}, got {x!r}")
+    return value
+
+
+def check_bool(x, name: str) -> bool:
+    """Return ``x`` if it is a bool (Python or numpy); truthiness (``"False"``, ``1``) is not accepted."""
+    if not isinstance(x, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {x!r}")
+    return bool(x)
+
+
+def check_option(x, name: str, options) -> object:
+    """Return ``x`` if it is one of ``options`` (compared by equality, same type)."""
+    options = tuple(options)
+    if not any(type(x) is type(o) and x == o for o in options):
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, options))}; got {x!r}")
+    return x
+
+
+def check_callable(f, name: str):
+    """Return ``f`` if it can be called."""
+    if not callable(f):
+        raise ValueError(f"{name} must be callable, got {type(f).__name__}")
+    return f
+
+
+def check_tolerance(x, name: str) -> float:
+    """Return a solver tolerance: a finite float with 0 < x < 1."""
+    value = _real_scalar(x, name, "a real tolerance in (0, 1)")
+    if not (0.0 < value < 1.0):
+        raise ValueError(f"{name} must be a real tolerance in (0, 1), got {x!r}")
+    return value
+
+
+def check_nonempty(values, name: str) -> tuple:
+    """Return ``values`` (any iterable but a string) as a tuple holding at least one item."""
+    if isinstance(values, (str, bytes)) or not isinstance(values, (list, tuple, np.ndarray, range)):
+        raise ValueError(f"{name} must be a list, tuple or array of values, got {type(values).__name__}")
+    values = tuple(np.asarray(values).ravel().tolist()) if isinstance(values, np.ndarray) else tuple(values)
+    if not values:
+        raise ValueError(f"{name} must hold at least one value")
+    return values
+
+
+def as_real_array(x, name: str, *, ndim: int = 1, allow_empty: bool = False) -> np.ndarray:
+    """Return ``x`` as a finite float array of dimension ``ndim``.
+
+    Only real numbers are accepted: strings (even numeric ones), booleans,
+    complex numbers and integers too large for a float raise a ``ValueError``.
+    """
+    raw = x if isinstance(x, np.ndarray) else None
+    if raw is None:
+        try:
+            raw = np.asarray(x)
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise ValueError(f"{name} must be an array of real numbers ({exc})") from None
+    if raw.dtype.kind == "O":
+        items = raw.ravel().tolist()
+        if not all(isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) for v in items):
+            raise ValueError(f"{name} must be an array of real numbers (found {raw.dtype} entries that are not)")
+    elif raw.dtype.kind not in _REAL_KINDS:
+        raise ValueError(f"{name} must be an array of real numbers, got dtype {raw.dtype}")
+    try:
+        arr = raw.astype(float)
+    except (TypeError, ValueError, OverflowError) as exc:
         raise ValueError(f"{name} must be an array of real numbers ({exc})") from None
     if arr.ndim != ndim:
         raise ValueError(f"{name} must be {ndim}-dimensional, got shape {arr.shape}")
@@ -83,45 +187,57 @@ def check_same_length(**arrays: np.ndarray) -> int:
 
 def check_open_unit(x, name: str) -> float:
     """Return ``x`` as a float, requiring 0 < x < 1 (alpha, delta, priors)."""
-    if isinstance(x, bool) or not isinstance(x, numbers.Real):
-        raise ValueError(f"{name} must be a real number in (0, 1), got {x!r}")
-    x = float(x)
+    x = _real_scalar(x, name, "a real number in (0, 1)")
     if not (0.0 < x < 1.0):
         raise ValueError(f"{name} must lie in the open interval (0, 1), got {x!r}")
     return x
 
 
-def check_int(n, name: str, *, minimum: int = 1) -> int:
-    """Return ``n`` as an int, requiring ``n >= minimum``."""
-    if isinstance(n, bool):
+def check_int(n, name: str, *, minimum: int = 1, maximum: int = MAX_INT) -> int:
+    """Return ``n`` as a Python int, requiring ``minimum <= n <= maximum``.
+
+    A float is accepted when it holds an integer value (``5.0``); the bounds
+    are checked on the Python int, before any arithmetic, so numpy integer
+    scalars cannot wrap around.
+    """
+    n = _unwrap_0d(n)
+    if isinstance(n, (bool, np.bool_)):
         raise ValueError(f"{name} must be an integer, got {n!r}")
     if not isinstance(n, numbers.Integral):
-        if isinstance(n, numbers.Real) and float(n).is_integer():
+        if isinstance(n, numbers.Real) and np.isfinite(float(n)) and float(n).is_integer():
             n = int(n)
         else:
             raise ValueError(f"{name} must be an integer, got {n!r}")
     n = int(n)
     if n < minimum:
         raise ValueError(f"{name} must be at least {minimum}, got {n}")
+    if n > maximum:
+        raise ValueError(f"{name} must be at most {maximum}, got {n}")
     return n
 
 
 def check_positive(x, name: str) -> float:
     """Return ``x`` as a float, requiring a finite number greater than 0."""
-    if isinstance(x, bool) or not isinstance(x, numbers.Real) or not (0.0 < float(x) < np.inf):
+    value = _real_scalar(x, name, "a finite positive number")
+    if not (0.0 < value < np.inf):
         raise ValueError(f"{name} must be a finite positive number, got {x!r}")
-    return float(x)
+    return value
 
 
 def as_positive_ints(x, name: str) -> np.ndarray:
     """Return an integer array (any shape, scalars included) whose entries are all at least 1."""
-    arr = np.asarray(x)
-    if arr.size == 0 or arr.dtype.kind not in "iuf":
+    try:
+        arr = np.asarray(x)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{name} must be a non-empty integer or array of integers, got {x!r}") from None
+    if arr.size == 0 or arr.dtype.kind not in _REAL_KINDS:
         raise ValueError(f"{name} must be a non-empty integer or array of integers, got {x!r}")
     if not np.all(np.isfinite(arr)) or np.any(arr != np.round(arr)):
         raise ValueError(f"{name} must hold integers, got {x!r}")
     if np.any(arr < 1):
         raise ValueError(f"{name} must be at least 1, got {x!r}")
+    if np.any(arr > MAX_INT):
+        raise ValueError(f"{name} must be at most {MAX_INT}, got {x!r}")
     return arr.astype(np.int64)
 
 
@@ -162,6 +278,6 @@ def as_rng(rng, name: str = "rng") -> np.random.Generator:
     """Return a ``numpy.random.Generator`` from a Generator or an integer seed."""
     if isinstance(rng, np.random.Generator):
         return rng
-    if isinstance(rng, numbers.Integral) and not isinstance(rng, bool) and rng >= 0:
+    if isinstance(rng, numbers.Integral) and not isinstance(rng, (bool, np.bool_)) and rng >= 0:
         return np.random.default_rng(int(rng))
     raise ValueError(f"{name} must be a numpy.random.Generator or a non-negative integer seed, got {rng!r}")

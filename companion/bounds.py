@@ -313,7 +313,7 @@ def composite_high_probability_bound(
 # as reconstructed in the book: labels thm-multiclass-lp-main, lem-multiclass-lp-*)
 # ---------------------------------------------------------------------------
 
-#: Constant of the book's Lemma 8 (disjoint adaptive queries with Laplace noise): n >= 32 log(4kT/(delta nu)) / nu^2.
+#: Constant of the book's Lemma 8 (disjoint adaptive queries with Laplace noise): n >= 32 log(4kT/(delta psi)) / psi^2.
 LEMMA8_CONSTANT = 32.0
 
 
@@ -327,7 +327,7 @@ def _check_p_open(p) -> float:
 
 
 def lp_threshold(epsilon: float, p) -> float:
-    r"""Error and mass threshold :math:`\kappa = \kappa_m = (\varepsilon/4)^{p/(p-1)}` of Theorem 6 (:math:`\varepsilon/4` at :math:`p = \infty`).
+    r"""Error and mass threshold :math:`\omega = \omega_m = (\varepsilon/4)^{p/(p-1)}` of the paper's Theorem 6 (``thm-multiclass-lp-main``) (:math:`\varepsilon/4` at :math:`p = \infty`).
 
     With it, :func:`lemma14_bound` at the accuracies of Theorem 6 is at most
     ``epsilon`` (``lem-multiclass-lp-final-error``).  ``p`` must exceed 1.
@@ -337,48 +337,49 @@ def lp_threshold(epsilon: float, p) -> float:
     return epsilon / 4.0 if np.isinf(p) else (epsilon / 4.0) ** (p / (p - 1.0))
 
 
-def lemma14_bound(kappa: float, kappa_m: float, p, group_accuracy: float = 0.0, bin_accuracy: float = 0.0) -> float:
+def lemma14_bound(threshold: float, mass_threshold: float, p, group_accuracy: float = 0.0, bin_accuracy: float = 0.0) -> float:
     r"""Bound on the :math:`\ell_p` error at termination (the book's Lemma 14, ``lem-multiclass-lp-final-error``).
 
-    With :math:`a = \kappa + ` ``group_accuracy`` (bound on the true error of
-    every group and class) and :math:`b = \kappa_m + ` ``bin_accuracy`` (bound on
-    the mass of every level set left out of :math:`H`),
+    With :math:`a = \omega + ` ``group_accuracy`` (``threshold`` :math:`=\omega`;
+    bound on the true error of every group and class) and
+    :math:`b' = \omega_m + ` ``bin_accuracy`` (``mass_threshold`` :math:`=\omega_m`;
+    bound on the mass of every level set left out of :math:`H`),
 
-    .. math:: \mathrm{err}_p \le \bigl(2^{p-1}(2a^{p-1} + 2b^{p-1})\bigr)^{1/p}, \qquad
-       \mathrm{err}_\infty \le a + b.
+    .. math:: \mathrm{err}_p \le \bigl(2^{p-1}(2a^{p-1} + 2b'^{p-1})\bigr)^{1/p}, \qquad
+       \mathrm{err}_\infty \le a + b'.
     """
     from .multiclass import check_p
 
-    kappa = check_positive(kappa, "kappa")
-    kappa_m = check_positive(kappa_m, "kappa_m")
+    threshold = check_positive(threshold, "threshold")
+    mass_threshold = check_positive(mass_threshold, "mass_threshold")
     p = check_p(p)
     for name, value in (("group_accuracy", group_accuracy), ("bin_accuracy", bin_accuracy)):
         if not (np.isfinite(value) and value >= 0):
             raise ValueError(f"{name} must be a finite non-negative number, got {value!r}")
-    a, b = kappa + group_accuracy, kappa_m + bin_accuracy
+    a, b = threshold + group_accuracy, mass_threshold + bin_accuracy
     if np.isinf(p):
         return float(a + b)
     return float((2.0 ** (p - 1.0) * (2.0 * a ** (p - 1.0) + 2.0 * b ** (p - 1.0))) ** (1.0 / p))
 
 
-def lemma7_sample_size(kappa_m: float, n_level_sets: int, delta: float) -> int:
-    r"""Samples for :math:`|\hat q(v) - q(v)| \le \kappa_m/2` at every level set (the book's Lemma 7, Hoeffding and a union bound).
+def lemma7_sample_size(mass_threshold: float, n_level_sets: int, delta: float) -> int:
+    r"""Samples for :math:`|\hat q(v) - q(v)| \le \omega_m/2` at every level set (the book's version of the paper's Lemma 7, ``lem-multiclass-lp-bins``: Hoeffding and a union bound).
 
-    :math:`n_0 = \lceil 2\log(2|V_\lambda|/\delta)/\kappa_m^2\rceil`.
+    :math:`n_0 = \lceil 2\log(2|V_\lambda|/\delta)/\omega_m^2\rceil` with :math:`\omega_m` = ``mass_threshold``.
     """
-    kappa_m = check_open_unit(kappa_m, "kappa_m")
+    mass_threshold = check_open_unit(mass_threshold, "mass_threshold")
     n_level_sets = check_int(n_level_sets, "n_level_sets")
     delta = check_open_unit(delta, "delta")
-    return int(np.ceil(2.0 * np.log(2.0 * n_level_sets / delta) / kappa_m**2))
+    return int(np.ceil(2.0 * np.log(2.0 * n_level_sets / delta) / mass_threshold**2))
 
 
 def lemma8_sample_size(accuracy: float, n_coords: int, n_events: int, delta: float) -> int:
-    r"""Pool size of the book's Lemma 8 (``lem-multiclass-lp-disjoint``): :math:`\lceil 32\log(4kT/(\delta\nu))/\nu^2\rceil`.
+    r"""Pool size of the book's version of the paper's Lemma 8 (``lem-multiclass-lp-disjoint``): :math:`\lceil 32\log(4kT/(\delta\psi))/\psi^2\rceil`.
 
-    With that many samples, Laplace noise of scale :math:`8/(n\nu)` on each
+    With that many samples, Laplace noise of scale :math:`8/(n\psi)` on each
     of the :math:`kT` answers (``n_coords`` :math:`=k` coordinates of
     ``n_events`` :math:`=T` adaptively chosen disjoint events) keeps every
-    answer within ``accuracy`` of its population value with probability
+    answer within ``accuracy`` :math:`=\psi` of its population value with probability
     :math:`1 - \delta`.
     """
     accuracy = check_positive(accuracy, "accuracy")
@@ -392,10 +393,10 @@ def lemma8_sample_size(accuracy: float, n_coords: int, n_events: int, delta: flo
 
 
 def lemma8_accuracy(n: int, n_coords: int, n_events: int, delta: float) -> float:
-    r"""Accuracy :math:`\nu` that a pool of ``n`` samples supports in Lemma 8: the root of :math:`n = 32\log(4kT/(\delta\nu))/\nu^2`.
+    r"""Accuracy :math:`\psi` that a pool of ``n`` samples supports in the paper's Lemma 8 (``lem-multiclass-lp-disjoint``): the root of :math:`n = 32\log(4kT/(\delta\psi))/\psi^2`.
 
     Values above 1 mean the pool is too small for a meaningful guarantee; the
-    root is still returned, because the noise scale :math:`8/(n\nu)` of
+    root is still returned, because the noise scale :math:`8/(n\psi)` of
     :class:`~companion.multiclass.LpCalibrator` is defined from it.
     """
     n = check_int(n, "n")
@@ -404,55 +405,59 @@ def lemma8_accuracy(n: int, n_coords: int, n_events: int, delta: float) -> float
     delta = check_open_unit(delta, "delta")
     top = 4.0 * n_coords * n_events / delta
 
-    def gap(log_nu: float) -> float:
-        accuracy = np.exp(log_nu)
+    def gap(log_psi: float) -> float:
+        accuracy = np.exp(log_psi)
         return LEMMA8_CONSTANT * np.log(top / accuracy) / accuracy**2 - n
 
     return float(np.exp(brentq(gap, -60.0, np.log(top), xtol=1e-13)))
 
 
-def lemma13_iteration_bound(kappa: float, kappa_m: float, lam: float) -> float:
-    r"""Steps of the algorithm (the book's Lemma 13, ``lem-multiclass-lp-termination``): :math:`T \le (5 + 10\lambda\log_{3/2}(2/\kappa_m))/\kappa^2`.
+def lemma13_iteration_bound(threshold: float, mass_threshold: float, lam: float) -> float:
+    r"""Steps of the algorithm (the paper's Lemma 13, ``lem-multiclass-lp-termination``): :math:`T \le (5 + 10\lambda\log_{3/2}(2/\omega_m))/\omega^2`.
 
-    Under accurate estimates each projection stage lowers the squared error by
-    at least :math:`2\kappa^2/5` (Lemma 11), the merges raise it by at most
-    :math:`4\lambda\log_{3/2}(2/\kappa_m)` in total (Lemma 10), and the squared
-    error lies in :math:`[0, 2]`.
+    ``threshold`` :math:`=\omega`, ``mass_threshold`` :math:`=\omega_m`.  Under
+    accurate estimates each projection stage lowers the squared error by at
+    least :math:`2\omega^2/5` (the paper's Lemma 11, ``lem-multiclass-lp-patch``),
+    the merges raise it by at most :math:`4\lambda\log_{3/2}(2/\omega_m)` in total
+    (the paper's Lemma 10, ``lem-multiclass-lp-merge``), and the squared error
+    lies in :math:`[0, 2]` (``err-multiclass-lp-sq-range``).
     """
-    kappa = check_positive(kappa, "kappa")
-    kappa_m = check_open_unit(kappa_m, "kappa_m")
+    threshold = check_positive(threshold, "threshold")
+    mass_threshold = check_open_unit(mass_threshold, "mass_threshold")
     lam = check_open_unit(lam, "lam")
-    return float((5.0 + 10.0 * lam * np.log(2.0 / kappa_m) / np.log(1.5)) / kappa**2)
+    return float((5.0 + 10.0 * lam * np.log(2.0 / mass_threshold) / np.log(1.5)) / threshold**2)
 
 
 def discretisation_bound(lam: float) -> float:
-    r"""Lemma 12 (``lem-multiclass-lp-discretisation``): replacing :math:`f` by :math:`c\circ r\circ f` raises the squared error by less than :math:`4\lambda`."""
+    r"""The paper's Lemma 12 (``lem-multiclass-lp-discretisation``): replacing :math:`f` by :math:`c\circ r\circ f` raises the squared error by less than :math:`4\lambda`."""
     return 4.0 * check_open_unit(lam, "lam")
 
 
-def squared_error_excess_bound(lam: float, kappa_m: float) -> float:
-    r"""Squared-error guarantee of Theorem 6: :math:`\mathrm{sq}(g) \le \mathrm{sq}(f) + 4\lambda(1 + \log_{3/2}(2/\kappa_m))`.
+def squared_error_excess_bound(lam: float, mass_threshold: float) -> float:
+    r"""Squared-error guarantee of the paper's Theorem 6 (``eq-multiclass-lp-main``): :math:`\mathrm{sq}(g) \le \mathrm{sq}(f) + 4\lambda(1 + \log_{3/2}(2/\omega_m))`.
 
-    Lemma 12 (discretisation, :math:`4\lambda`) plus Lemma 10 (merges,
-    :math:`4\lambda\log_{3/2}(2/\kappa_m)`); the projection stages only lower it (Lemma 11).
+    The paper's Lemma 12 (discretisation, :math:`4\lambda`) plus its Lemma 10 (merges,
+    :math:`4\lambda\log_{3/2}(2/\omega_m)`, ``mass_threshold`` :math:`=\omega_m`);
+    the projection stages only lower it (its Lemma 11).
     """
     lam = check_open_unit(lam, "lam")
-    kappa_m = check_open_unit(kappa_m, "kappa_m")
-    return float(4.0 * lam * (1.0 + np.log(2.0 / kappa_m) / np.log(1.5)))
+    mass_threshold = check_open_unit(mass_threshold, "mass_threshold")
+    return float(4.0 * lam * (1.0 + np.log(2.0 / mass_threshold) / np.log(1.5)))
 
 
 def theorem6_budget(k: int, p, epsilon: float, delta: float, lam: float) -> dict:
-    r"""Sample sizes and iteration bound of Theorem 6 as reconstructed (``thm-multiclass-lp-main``).
+    r"""Sample sizes and iteration bound of the paper's Theorem 6 as reconstructed (``thm-multiclass-lp-main``).
 
-    Returns a dict with ``kappa`` (= ``kappa_m``, :func:`lp_threshold`), ``J``
-    (group sizes :math:`1, 2, \dots, 2^{J-1}` up to :math:`\lfloor 1/\kappa_m\rfloor`),
+    Returns a dict with ``threshold`` (:math:`\omega`, :func:`lp_threshold`),
+    ``mass_threshold`` (:math:`\omega_m = \omega`), ``J``
+    (group sizes :math:`1, 2, \dots, 2^{J-1}` up to :math:`\lfloor 1/\omega_m\rfloor`),
     ``n_level_sets`` (:math:`|V_\lambda|`, Lemma 2), ``bins`` (pool for the
     level-set masses, :func:`lemma7_sample_size` at :math:`\delta/2`),
-    ``accuracy_mass`` (:math:`\kappa_m/(8J)`) and ``pool_mass`` (each of the :math:`J`
+    ``accuracy_mass`` (:math:`\psi_m = \omega_m/(8J)`) and ``pool_mass`` (each of the :math:`J`
     mass pools: :func:`lemma8_sample_size` with 1 coordinate),
-    ``accuracy_labels`` (:math:`\kappa/(80J)`) and ``pool_labels`` (each of the
+    ``accuracy_labels`` (:math:`\psi_y = \omega/(80J)`) and ``pool_labels`` (each of the
     :math:`J` label pools: :math:`k+1` coordinates), all pools with
-    :math:`\lfloor 1/\kappa_m\rfloor` events and failure probability
+    :math:`\lfloor 1/\omega_m\rfloor` events and failure probability
     :math:`\delta/(4J)`; ``total`` (:math:`n_0 + J(n_{\mathrm{mass}} + n_{\mathrm{labels}})`),
     ``iterations`` (Lemma 13) and ``squared_error_excess`` (:func:`squared_error_excess_bound`).
     """
@@ -461,18 +466,18 @@ def theorem6_budget(k: int, p, epsilon: float, delta: float, lam: float) -> dict
     k = check_int(k, "k", minimum=2)
     lam, _ = check_lam(lam)
     delta = check_open_unit(delta, "delta")
-    kappa = lp_threshold(epsilon, p)
-    kappa_m = kappa
-    n_max = max(1, int(np.floor(1.0 / kappa_m)))
+    omega = lp_threshold(epsilon, p)
+    omega_m = omega
+    n_max = max(1, int(np.floor(1.0 / omega_m)))
     j = int(np.floor(np.log2(n_max))) + 1
     n_sets = level_set_count(k, lam)
-    n0 = lemma7_sample_size(kappa_m, n_sets, delta / 2.0)
-    accuracy_mass, accuracy_labels = kappa_m / (8.0 * j), kappa / (80.0 * j)
+    n0 = lemma7_sample_size(omega_m, n_sets, delta / 2.0)
+    accuracy_mass, accuracy_labels = omega_m / (8.0 * j), omega / (80.0 * j)
     pool_mass = lemma8_sample_size(accuracy_mass, 1, n_max, delta / (4.0 * j))
     pool_labels = lemma8_sample_size(accuracy_labels, k + 1, n_max, delta / (4.0 * j))
     return {
-        "kappa": kappa,
-        "kappa_m": kappa_m,
+        "threshold": omega,
+        "mass_threshold": omega_m,
         "J": j,
         "n_level_sets": n_sets,
         "bins": n0,
@@ -481,18 +486,18 @@ def theorem6_budget(k: int, p, epsilon: float, delta: float, lam: float) -> dict
         "accuracy_labels": accuracy_labels,
         "pool_labels": pool_labels,
         "total": n0 + j * (pool_mass + pool_labels),
-        "iterations": lemma13_iteration_bound(kappa, kappa_m, lam),
-        "squared_error_excess": squared_error_excess_bound(lam, kappa_m),
+        "iterations": lemma13_iteration_bound(omega, omega_m, lam),
+        "squared_error_excess": squared_error_excess_bound(lam, omega_m),
     }
 
 
 def theorem6_sample_size(k: int, p, epsilon: float, delta: float, lam: float) -> int:
-    """Total samples of Theorem 6 as reconstructed (``theorem6_budget(...)['total']``)."""
+    """Total samples of the paper's Theorem 6 as reconstructed (``theorem6_budget(...)['total']``)."""
     return int(theorem6_budget(k, p, epsilon, delta, lam)["total"])
 
 
 def theorem6_iterations(k: int, p, epsilon: float, delta: float, lam: float) -> float:
-    """Iteration bound of Theorem 6 (Lemma 13 at the thresholds of :func:`lp_threshold`)."""
+    """Iteration bound of the paper's Theorem 6 (its Lemma 13 at the thresholds of :func:`lp_threshold`)."""
     return float(theorem6_budget(k, p, epsilon, delta, lam)["iterations"])
 
 
@@ -550,7 +555,10 @@ def label_shift_binning_bound(source_l1_error, weights, weights_hat):
     a bound on :math:`\|\hat\theta^{(\hat w)}_I - \theta^Q_I\|_1` in every bin
     :math:`I`.  ``source_l1_error`` (scalar or array, one value per bin) is
     :math:`\|\hat\theta^P_I - \theta^P_I\|_1`; ``weights`` are the true
-    :math:`w^*` and ``weights_hat`` the estimate.
+    :math:`w^*` (shape ``(k,)``) and ``weights_hat`` the estimate
+    :math:`\hat w \ge 0`, of shape ``(k,)`` or ``(R, k)`` (one estimate per
+    repetition; then ``source_l1_error`` must broadcast against ``(R, 1)``
+    and the result has one row per repetition).
 
     Every true weight must be positive: the proof divides by
     :math:`\sum_y w^*_y\theta^P_{I,y}`, which the paper bounds below by
@@ -566,25 +574,30 @@ def label_shift_binning_bound(source_l1_error, weights, weights_hat):
             "can fail, see the counterexample of the chapter on binning under label shift"
         )
     w_hat = np.asarray(weights_hat, dtype=float)
-    if w_hat.shape != w.shape or not np.all(np.isfinite(w_hat)):
-        raise ValueError(f"weights_hat must be finite and have the shape of weights {w.shape}")
+    if w_hat.ndim not in (1, 2) or w_hat.shape[-1] != w.size or not np.all(np.isfinite(w_hat)):
+        raise ValueError(f"weights_hat must be finite, of shape ({w.size},) or (R, {w.size})")
+    if np.any(w_hat < 0):
+        raise ValueError("weights_hat must be non-negative (eq. (17) reweights frequencies by them)")
     err = np.asarray(source_l1_error, dtype=float)
     if err.size == 0 or not np.all(np.isfinite(err)) or np.any(err < 0) or np.any(err > 2):
         raise ValueError("source_l1_error must hold L1 distances between probability vectors, in [0, 2]")
-    return _returned(2.0 * kappa * err + 2.0 * np.max(np.abs(w_hat - w)) / w.min())
+    weight_part = 2.0 * np.max(np.abs(w_hat - w), axis=-1) / w.min()
+    if w_hat.ndim == 2:
+        weight_part = weight_part[:, None]
+    return _returned(2.0 * kappa * err + weight_part)
 
 
 def bbse_error_bound(confusion, weights, n_source: int, n_target: int, delta: float) -> float:
     r"""High-probability bound on :math:`\|\hat w - w^*\|_2` for BBSE (hard or soft; book ``thm-lsw-bbse-rate``).
 
     With :math:`a_Q = \sqrt{\log(4k/\delta)/(2n_Q)}`,
-    :math:`a_P = \sqrt{\log(4k^2/\delta)/(2n_P)}` and :math:`\sigma` the
+    :math:`a_P = \sqrt{\log(4k^2/\delta)/(2n_P)}` and :math:`s_{\min}` the
     smallest singular value of the population confusion matrix
     :math:`C` (``confusion``), with probability at least :math:`1-\delta`
 
-    .. math:: \|\hat w - w^*\|_2 \le \frac{\sqrt k\,a_Q + k\,a_P\|w^*\|_2}{\sigma - k\,a_P},
+    .. math:: \|\hat w - w^*\|_2 \le \frac{\sqrt k\,a_Q + k\,a_P\|w^*\|_2}{s_{\min} - k\,a_P},
 
-    provided :math:`k\,a_P < \sigma` (otherwise ``ValueError``: the samples
+    provided :math:`k\,a_P < s_{\min}` (otherwise ``ValueError``: the samples
     are too small for the bound).  Hoeffding's inequality for every entry of
     :math:`\hat\nu` and :math:`\hat C` and the perturbation lemma
     ``lem-lsw-perturbation`` of the book give it.

@@ -19,6 +19,23 @@ def _latex(item) -> str:
     return sp.latex(sp.sympify(item))
 
 
+def _formula(item, name: str):
+    """``item`` if it is a LaTeX string or converts to a sympy object; else a ValueError naming ``name``.
+
+    Checked when the rows are built, so a bad formula is reported by :func:`typeset`
+    and not later, from inside Jupyter's display machinery.
+    """
+    if isinstance(item, str):
+        return item
+    if isinstance(item, bytes):
+        raise ValueError(f"{name} must hold LaTeX strings or sympy expressions, got bytes {item!r}")
+    try:
+        sp.sympify(item)
+    except (sp.SympifyError, TypeError, ValueError, AttributeError, SyntaxError):
+        raise ValueError(f"{name} must hold LaTeX strings or sympy expressions, got {type(item).__name__} {item!r}") from None
+    return item
+
+
 def _plain(item) -> str:
     return item if isinstance(item, str) else sp.sstr(sp.sympify(item))
 
@@ -31,7 +48,15 @@ class Typeset:
     """
 
     def __init__(self, rows: list[tuple[str, tuple]]):
-        self.rows = rows
+        if isinstance(rows, (str, bytes)) or not isinstance(rows, (list, tuple)) or not rows:
+            raise ValueError(f"rows must be a non-empty list of (caption, formulas) pairs, got {rows!r}")
+        clean = []
+        for i, row in enumerate(rows):
+            if not (isinstance(row, tuple) and len(row) == 2 and isinstance(row[0], str) and isinstance(row[1], tuple)
+                    and row[1]):
+                raise ValueError(f"rows[{i}] must be a pair (caption: str, formulas: non-empty tuple), got {row!r}")
+            clean.append((row[0], tuple(_formula(part, f"rows[{i}]") for part in row[1])))
+        self.rows = clean
 
     def _repr_latex_(self) -> str:
         body = r" \\ ".join(

@@ -13,7 +13,7 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-from ._checks import as_labels, as_probabilities, check_int, check_same_length
+from ._checks import as_edges, as_labels, as_probabilities, check_int, check_same_length
 from .binning import bin_indices, equal_width_edges
 
 __all__ = [
@@ -79,6 +79,13 @@ def mse_decomposition(p, y, bins=None) -> MSEDecomposition:
         and ``mse == variance - sharpness + calibration + within_bin`` holds
         exactly again.
 
+    Raises
+    ------
+    ValueError
+        If ``p`` is not in [0, 1], ``y`` not in {0, 1}, their lengths differ,
+        an integer ``bins`` is below 1, or an array ``bins`` is not a sorted
+        array of edges from 0 to 1 (each message names the argument).
+
     Returns
     -------
     MSEDecomposition
@@ -93,7 +100,10 @@ def mse_decomposition(p, y, bins=None) -> MSEDecomposition:
     if bins is None:
         keys = p
     else:
-        edges = equal_width_edges(bins) if np.ndim(bins) == 0 else bins
+        if np.ndim(bins) == 0:
+            edges = equal_width_edges(check_int(bins, "bins", minimum=1))
+        else:
+            edges = as_edges(bins, "bins")
         keys = bin_indices(p, edges)
     group, counts, ybar_g = _group_means(keys, y.astype(float))
     pbar_g = np.bincount(group, weights=p) / counts

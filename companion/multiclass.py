@@ -627,12 +627,12 @@ class _QGroup(NamedTuple):
     labels: np.ndarray  # estimate of (q(A), E[Y 1{r(f(X)) in A}]) (k + 1 entries), from the label pool of its size
 
 
-def _pool_count(kappa_m: float) -> int:
-    """Number J of group sizes 1, 2, 4, ... up to floor(1/kappa_m) (at most that many high-mass bins)."""
-    return int(math.floor(math.log2(max(1, math.floor(1.0 / kappa_m))))) + 1
+def _pool_count(omega_m: float) -> int:
+    """Number J of group sizes 1, 2, 4, ... up to floor(1/omega_m) (at most that many high-mass bins)."""
+    return int(math.floor(math.log2(max(1, math.floor(1.0 / omega_m))))) + 1
 
 
-#: ``threshold="auto"`` uses kappa = kappa_m = AUTO_THRESHOLD_SCALE standard deviations of an estimated group error.
+#: ``threshold="auto"`` uses omega = omega_m = AUTO_THRESHOLD_SCALE standard deviations of an estimated group error.
 AUTO_THRESHOLD_SCALE = 2.0
 
 #: Default cap on the number of steps (the loop always terminates, see ``LpCalibrator``).
@@ -645,10 +645,10 @@ class LpCalibrator:
     Steps of :meth:`fit` (the book's reconstruction, see the chapter):
 
     1. round every forecast to its level set; estimate each level set's mass
-       :math:`\hat q(v)` and keep the *high-mass bins* :math:`H = \{v : \hat q(v) \ge \kappa_m\}`;
+       :math:`\hat q(v)` and keep the *high-mass bins* :math:`H = \{v : \hat q(v) \ge \omega_m\}`;
     2. one group per bin, predicting the canonical distribution :math:`c(v)`;
     3. while some group :math:`G` and class :math:`i` have estimated error
-       :math:`\hat q(G)\,|u_{G,i} - \hat y_i(G)| > \kappa` (:math:`u_G` the group's
+       :math:`\hat q(G)\,|u_{G,i} - \hat y_i(G)| > \omega` (:math:`u_G` the group's
        prediction, :math:`\hat q(G)` its estimated mass, :math:`\hat y(G)` its
        estimated label distribution): take the largest, set coordinate
        :math:`i` to :math:`\hat y_i(G)` and project onto the simplex (stage 1);
@@ -663,7 +663,7 @@ class LpCalibrator:
     sums of theirs (Lemma 9 of the paper).  :math:`\hat y(G)` is the projection
     onto the simplex of the estimated class frequencies of :math:`G`, so it is
     a distribution; the loop therefore always terminates (each step lowers
-    :math:`\|u_G - \hat y(G)\|^2` by more than :math:`(\kappa/\hat q(G))^2`, and
+    :math:`\|u_G - \hat y(G)\|^2` by more than :math:`(\omega/\hat q(G))^2`, and
     there are fewer merges than bins).
 
     Parameters
@@ -673,27 +673,27 @@ class LpCalibrator:
     p : float
         The :math:`\ell_p` exponent in (1, inf]; used only with ``epsilon``.
     epsilon : float, optional
-        Target :math:`\ell_p` error.  Sets :math:`\kappa = \kappa_m = (\varepsilon/4)^{p/(p-1)}`
+        Target :math:`\ell_p` error.  Sets :math:`\omega = \omega_m = (\varepsilon/4)^{p/(p-1)}`
         (Theorem 6 as reconstructed, ``thm-multiclass-lp-main``) and makes
         :meth:`fit` refuse fewer samples than :func:`companion.bounds.theorem6_sample_size`
         (unless ``check_sample_size=False``).
     threshold : float or "auto"
-        Error threshold :math:`\kappa`.  ``"auto"`` (the default, used when
-        ``epsilon`` is None) sets :math:`\kappa = \kappa_m = 2\sigma` with
-        :math:`\sigma = 1/(2\sqrt{n_{\mathrm{pool}}}) + \sqrt2(b_m + 2b_y)`, an upper
+        Error threshold :math:`\omega`.  ``"auto"`` (the default, used when
+        ``epsilon`` is None) sets :math:`\omega = \omega_m = 2\,\mathrm{sd}` with
+        :math:`\mathrm{sd} = 1/(2\sqrt{n_{\mathrm{pool}}}) + \sqrt2(b_m + 2b_y)`, an upper
         bound on the standard deviation of an estimated group error from a pool of
         :math:`n_{\mathrm{pool}}` samples with Laplace noise of scales :math:`b_m`
         (masses) and :math:`b_y` (labels); :data:`AUTO_THRESHOLD_SCALE` is the 2.
         Without noise this is :math:`1/\sqrt{n_{\mathrm{pool}}}`.  The book's
         practical choice, *not* the theorem's.
     mass_threshold : float, optional
-        :math:`\kappa_m`, the mass above which a level set is heavy (default: :math:`\kappa`).
+        :math:`\omega_m`, the mass above which a level set is heavy (default: :math:`\omega`).
     delta : float
         Failure probability, used for the noise scale and the sample size.
     noise : bool or float
-        True: Laplace noise of Lemma 8 (``lem-multiclass-lp-disjoint``), scaled
+        True: Laplace noise of the paper's Lemma 8 (``lem-multiclass-lp-disjoint``), scaled
         for the accuracy the pool supports; False: exact sample means; a float:
-        the privacy parameter :math:`\omega` (scale :math:`2/(n\omega)`).
+        the privacy parameter :math:`\varepsilon_{\mathrm{DP}}` (scale :math:`2/(n\varepsilon_{\mathrm{DP}})`).
     pools : bool
         True: the paper's sample splitting (one pool for the level-set masses
         and, for each group size :math:`2^j`, one pool for group masses and one
@@ -706,7 +706,7 @@ class LpCalibrator:
     record_queries : bool
         Store every answer of the estimation structure in ``queries_`` (list of
         ``(bins, mass, labels)``; ``labels`` estimates
-        :math:`(q, \mathbb E[e_Y\,\mathbb 1\{\cdot\}])`), to compare with population values (Lemma 8).
+        :math:`(q, \mathbb E[e_Y\,\mathbb 1\{\cdot\}])`), to compare with population values (the paper's Lemma 8, ``lem-multiclass-lp-disjoint``).
     check_sample_size : bool
         With ``epsilon``, refuse samples smaller than Theorem 6 asks for.
     rng : numpy.random.Generator or int
@@ -715,7 +715,7 @@ class LpCalibrator:
     Attributes
     ----------
     threshold_, mass_threshold_ : float
-        The thresholds :math:`\kappa` and :math:`\kappa_m` used.
+        The thresholds :math:`\omega` and :math:`\omega_m` used.
     keys_ : array
         Level-set keys (:func:`level_set_key`) of the heavy level sets :math:`H`, sorted.
     bin_levels_ : array
@@ -787,7 +787,7 @@ class LpCalibrator:
 
     # -- thresholds, pools and noise --------------------------------------------
     def _scales(self, sizes: list[int], k: int, n_events: int, n_sizes: int) -> list[tuple[float, float]]:
-        """Laplace scales (group mass, label vector) for each group size 2^j, from Lemma 8."""
+        """Laplace scales (group mass, label vector) for each group size 2^j, from the paper's Lemma 8 (``lem-multiclass-lp-disjoint``)."""
         from .bounds import lemma8_accuracy
 
         scales = []
@@ -799,10 +799,10 @@ class LpCalibrator:
             elif self.noise is True:
                 events = max(1, n_events >> j)
                 delta_pool = self.delta / (4 * n_sizes)
-                eta_m = lemma8_accuracy(n_mass, 1, events, delta_pool)
-                eta_y = lemma8_accuracy(n_labels, k + 1, events, delta_pool)
-                # labels: answers for phi = (1, e_y)/2 (l1 norm 1) are doubled, so their noise doubles
-                scales.append((8.0 / (n_mass * eta_m), 2.0 * 8.0 / (n_labels * eta_y)))
+                psi_m = lemma8_accuracy(n_mass, 1, events, delta_pool)
+                psi_y = lemma8_accuracy(n_labels, k + 1, events, delta_pool)
+                # labels: answers for F = (1, e_y)/2 (l1 norm 1) are doubled, so their noise doubles
+                scales.append((8.0 / (n_mass * psi_m), 2.0 * 8.0 / (n_labels * psi_y)))
             else:
                 scales.append((2.0 / (n_mass * self.noise), 4.0 / (n_labels * self.noise)))
         return scales
@@ -814,7 +814,7 @@ class LpCalibrator:
         return min(0.5, AUTO_THRESHOLD_SCALE * sd)
 
     def _plan(self, n: int, k: int):
-        """Return kappa, kappa_m, pool sizes [level sets, mass_1, labels_1, ...] and noise scales per group size."""
+        """Return omega, omega_m, pool sizes [level sets, mass_1, labels_1, ...] and noise scales per group size."""
         from .bounds import lp_threshold, theorem6_budget
 
         def split(j: int) -> list[int]:
@@ -826,9 +826,9 @@ class LpCalibrator:
             return [n - 2 * j * size] + [size] * (2 * j)
 
         if self.epsilon is not None or self.threshold != "auto":
-            kappa = lp_threshold(self.epsilon, self.p) if self.epsilon is not None else self.threshold
-            kappa_m = kappa if self.mass_threshold is None else self.mass_threshold
-            j = _pool_count(kappa_m)
+            omega = lp_threshold(self.epsilon, self.p) if self.epsilon is not None else self.threshold
+            omega_m = omega if self.mass_threshold is None else self.mass_threshold
+            j = _pool_count(omega_m)
             sizes = split(j)
             if self.epsilon is not None and self.pools:
                 budget = theorem6_budget(k, self.p, self.epsilon, self.delta, self.lam)
@@ -840,20 +840,20 @@ class LpCalibrator:
                         f"probs must hold at least {budget['total']} samples for epsilon = {self.epsilon}, "
                         f"p = {self.p}, delta = {self.delta}, lam = {self.lam} (Theorem 6), got {n}"
                     )
-            return kappa, kappa_m, sizes, self._scales(sizes, k, int(1.0 / kappa_m), j)
-        # automatic: the smallest J whose pools support a threshold kappa_m with J(kappa_m) <= J
+            return omega, omega_m, sizes, self._scales(sizes, k, int(1.0 / omega_m), j)
+        # automatic: the smallest J whose pools support a threshold omega_m with J(omega_m) <= J
         j = 1
         while True:
             sizes = split(j)
             n_pool = sizes[-1]
             first_guess = min(0.5, 1.0 / math.sqrt(max(1, n_pool)))  # noise-free threshold: most events
             scales = self._scales(sizes, k, int(1.0 / first_guess), j)
-            kappa = self._auto_threshold(n_pool, scales)
-            kappa_m = kappa if self.mass_threshold is None else self.mass_threshold
-            if not self.pools or _pool_count(kappa_m) <= j:
+            omega = self._auto_threshold(n_pool, scales)
+            omega_m = omega if self.mass_threshold is None else self.mass_threshold
+            if not self.pools or _pool_count(omega_m) <= j:
                 break
             j += 1
-        return kappa, kappa_m, sizes, scales
+        return omega, omega_m, sizes, scales
 
     # -- fitting ----------------------------------------------------------------
     def fit(self, probs, y):
@@ -862,8 +862,8 @@ class LpCalibrator:
         y = _labels_for(probs, y)
         n, k = probs.shape
         rng = as_rng(0 if self.rng is None else self.rng)
-        kappa, kappa_m, sizes, scales = self._plan(n, k)
-        self.threshold_, self.mass_threshold_ = kappa, kappa_m
+        omega, omega_m, sizes, scales = self._plan(n, k)
+        self.threshold_, self.mass_threshold_ = omega, omega_m
         counts = _counts(probs, self.m)
         keys = _keys_from_counts(counts, self.m)
         if self.pools:
@@ -875,7 +875,7 @@ class LpCalibrator:
         self.pool_sizes_ = [int(s) for s in sizes]
         # step 1: level-set masses from pool 0, high-mass bins H
         b_keys, b_first, b_counts = np.unique(keys[pool_index[0]], return_index=True, return_counts=True)
-        high = b_counts / pool_index[0].size >= kappa_m
+        high = b_counts / pool_index[0].size >= omega_m
         h_keys = b_keys[high]
         h_levels = counts[pool_index[0][b_first[high]]]
         n_bins = h_keys.size
@@ -894,7 +894,7 @@ class LpCalibrator:
             labels[:, 1:] = cells.reshape(n_bins, k) / index.size
             return mass, labels
 
-        n_sizes = _pool_count(kappa_m)
+        n_sizes = _pool_count(omega_m)
         if self.pools:
             n_sizes = (len(sizes) - 1) // 2
             mass_stats = [stats(pool_index[1 + 2 * j])[0] for j in range(n_sizes)]
@@ -924,18 +924,18 @@ class LpCalibrator:
         if self.epsilon is not None:
             from .bounds import lp_threshold
 
-            kappa = lp_threshold(self.epsilon, self.p)
+            omega = lp_threshold(self.epsilon, self.p)
         elif self.threshold == "auto":
             raise ValueError("threshold must be a number (or epsilon given) for fit_exact; 'auto' needs a sample size")
         else:
-            kappa = self.threshold
-        kappa_m = kappa if self.mass_threshold is None else self.mass_threshold
-        self.threshold_, self.mass_threshold_ = kappa, kappa_m
+            omega = self.threshold
+        omega_m = omega if self.mass_threshold is None else self.mass_threshold
+        self.threshold_, self.mass_threshold_ = omega, omega_m
         counts = _counts(probs, self.m)
         keys = _keys_from_counts(counts, self.m)
         uniq, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
         mass = np.bincount(inverse, weights=w)
-        high = mass >= kappa_m
+        high = mass >= omega_m
         h_keys, h_levels = uniq[high], counts[first[high]]
         sel = high[inverse]
         hidx = (np.cumsum(high) - 1)[inverse[sel]]
@@ -944,7 +944,7 @@ class LpCalibrator:
         labels[:, 0] = np.bincount(hidx, weights=w[sel], minlength=n_bins)
         for i in range(k):
             labels[:, 1 + i] = np.bincount(hidx, weights=w[sel] * h[sel, i], minlength=n_bins)
-        n_sizes = _pool_count(kappa_m)
+        n_sizes = _pool_count(omega_m)
         self.pool_sizes_ = []
         self.noise_scales_ = [(0.0, 0.0)] * n_sizes
         self._run(h_keys, h_levels, [labels[:, 0]] * n_sizes, [labels] * n_sizes, as_rng(0))
@@ -952,7 +952,7 @@ class LpCalibrator:
 
     def _run(self, h_keys, h_levels, mass_stats, label_stats, rng) -> None:
         """The loop of Algorithm 2 on the high-mass bins (prediction structure P, estimation structure Q)."""
-        m, kappa = self.m, self.threshold_
+        m, omega = self.m, self.threshold_
         n_bins = h_keys.size
         k = h_levels.shape[1]
         self.keys_, self.bin_levels_ = h_keys, h_levels
@@ -1009,7 +1009,7 @@ class LpCalibrator:
             u = np.array([groups[g][1] for g in gids])
             err = q[:, None] * np.abs(u - yhat)
             row, cls = divmod(int(np.argmax(err)), k)
-            if err[row, cls] <= kappa:
+            if err[row, cls] <= omega:
                 break
             if self.n_steps_ >= self.max_iter:
                 self.converged_ = False

@@ -217,6 +217,10 @@ class LabelShiftCanonicalBinning(CanonicalBinning):
         super().fit(probs, y, classes)
         w = np.asarray(weights, dtype=float)
         self.source_frequencies_ = self.frequencies_
-        self.frequencies_ = posterior_correction(self.source_frequencies_, w)
+        try:
+            self.frequencies_ = posterior_correction(self.source_frequencies_, w)
+        except ValueError as err:  # name the argument and the bin, not a row of an internal array
+            raise ValueError(f"weights cannot reweight the bin frequencies (eq. (17)): {err} "
+                             "(rows are bins; a bin must hold a source point of a class with positive weight)") from err
         self.weights_ = w
         return self

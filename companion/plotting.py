@@ -9,6 +9,9 @@ from __future__ import annotations
 import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.axes import Axes
+
+from ._checks import as_probabilities, as_real_array, check_bool, check_int, check_positive
 
 __all__ = ["BOOK_STYLE", "COLORS", "LINESTYLES", "use_book_style", "power_of_ten", "reliability_diagram", "band_plot"]
 
@@ -60,9 +63,7 @@ def power_of_ten(x) -> str:
 
     The mantissa is rounded to two significant digits; a mantissa of 1 and a power :math:`10^0` are left out.
     """
-    x = float(x)
-    if not (x > 0 and np.isfinite(x)):
-        raise ValueError(f"x must be a finite positive number, got {x!r}")
+    x = check_positive(x, "x")  # rejects strings ("1e3"), bool, complex and integers too large for a float
     exponent = int(np.floor(np.log10(x)))
     mantissa = float(f"{x / 10.0**exponent:.2g}")
     if mantissa >= 10:  # rounding carried over, e.g. 9.99e3 -> 10e3
@@ -74,6 +75,43 @@ def power_of_ten(x) -> str:
     return rf"${mantissa:g}\cdot 10^{{{exponent}}}$"
 
 
+def _check_ax(ax) -> Axes:
+    """``ax`` if it is a matplotlib ``Axes``; a new figure's axes if it is None."""
+    if ax is None:
+        _, ax = plt.subplots()
+        return ax
+    if not isinstance(ax, Axes):
+        raise ValueError(f"ax must be a matplotlib Axes or None, got {type(ax).__name__}")
+    return ax
+
+
+def _check_curve(curve):
+    """The arrays of a :class:`companion.metrics.ReliabilityCurve`, checked; a ValueError naming ``curve`` otherwise."""
+    from .metrics import ReliabilityCurve
+
+    if not isinstance(curve, ReliabilityCurve):
+        raise ValueError(f"curve must be a ReliabilityCurve (from companion.metrics.reliability_curve), "
+                         f"got {type(curve).__name__}")
+    edges = as_probabilities(curve.edges, "curve.edges")
+    counts = as_real_array(curve.counts, "curve.counts")
+    n_bins = edges.size - 1
+    if n_bins < 1 or np.any(np.diff(edges) < 0):
+        raise ValueError("curve.edges must be at least two non-decreasing entries")
+    if counts.size != n_bins or np.any(counts < 0):
+        raise ValueError(f"curve.counts must hold {n_bins} non-negative counts, one per bin")
+    if not np.any(counts > 0):
+        raise ValueError("curve must have at least one non-empty bin")
+    mean_forecast = np.asarray(curve.mean_forecast, dtype=float)
+    frequency = np.asarray(curve.frequency, dtype=float)
+    filled = counts > 0
+    for name, arr in (("mean_forecast", mean_forecast), ("frequency", frequency)):
+        if arr.shape != (n_bins,):
+            raise ValueError(f"curve.{name} must hold {n_bins} entries, one per bin")
+        # empty bins hold NaN by design (no forecasts to average); filled bins must be probabilities
+        as_probabilities(arr[filled], f"curve.{name} (non-empty bins)")
+    return edges, mean_forecast, frequency, counts
+
+
 def reliability_diagram(curve, *, ax=None, label=None, color=None, show_counts=True, reference=True):
     """Draw a reliability diagram from a :func:`companion.metrics.reliability_curve` result.
 
@@ -81,18 +119,18 @@ def reliability_diagram(curve, *, ax=None, label=None, color=None, show_counts=T
     bin; the diagonal is perfect calibration.  With ``show_counts`` a small
     histogram of the bin counts is drawn along the bottom.
     """
-    if ax is None:
-        _, ax = plt.subplots()
-    filled = curve.counts > 0
+    edges, mean_forecast, frequency, counts = _check_curve(curve)
+    show_counts = check_bool(show_counts, "show_counts")
+    reference = check_bool(reference, "reference")
+    ax = _check_ax(ax)
+    filled = counts > 0
     if reference:
         ax.plot([0, 1], [0, 1], color="0.5", lw=1, ls=":", label="perfect calibration")
-    (line,) = ax.plot(
-        curve.mean_forecast[filled], curve.frequency[filled], "o-", ms=3.5, label=label, color=color
-    )
+    (line,) = ax.plot(mean_forecast[filled], frequency[filled], "o-", ms=3.5, label=label, color=color)
     if show_counts:
-        share = curve.counts / curve.counts.sum()
-        widths = np.diff(curve.edges)
-        ax.bar(curve.edges[:-1], 0.25 * share / share.max(), width=widths, align="edge",
+        share = counts / counts.sum()
+        widths = np.diff(edges)
+        ax.bar(edges[:-1], 0.25 * share / share.max(), width=widths, align="edge",
                color=line.get_color(), alpha=0.18, lw=0)
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
@@ -108,9 +146,16 @@ def band_plot(x, values, *, ax=None, label=None, color=None, axis=-1, quantiles=
     ``values`` holds repetitions along ``axis``; the band runs from the lower
     to the upper quantile (by default the min and the max over repetitions).
     """
-    if ax is None:
-        _, ax = plt.subplots()
-    values = np.asarray(values, dtype=float)
+    x = as_real_array(x, "x")
+    values = as_real_array(values, "values", ndim=2)
+    axis = check_int(axis, "axis", minimum=-2, maximum=1)
+    quantiles = as_probabilities(quantiles, "quantiles")
+    if quantiles.size != 2 or quantiles[0] > quantiles[1]:
+        raise ValueError(f"quantiles must be two levels (lower, upper) in [0, 1] with lower <= upper, got {quantiles.tolist()}")
+    if values.shape[axis] == 0 or values.shape[1 - axis % 2] != x.size:
+        raise ValueError(f"values must have shape (len(x), n_reps) with repetitions along axis={axis}, "
+                         f"got values of shape {values.shape} for x of length {x.size}")
+    ax = _check_ax(ax)
     mean = values.mean(axis=axis)
     lo, hi = np.quantile(values, quantiles, axis=axis)
     (line,) = ax.plot(x, mean, label=label, color=color, **kw)

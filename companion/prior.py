@@ -328,10 +328,28 @@ def _qmm(x, f, q, auc, link, *, what, xtol, max_iter) -> tuple[float, float, np.
     for _ in range(max_iter):
         g_hi = auc_gap(hi)
         if g_hi is None:
-            raise InfeasibleSystemError(
-                f"{what} has no solution: the implied AUC rises only to {auc + g_lo:.6g} < {auc!r} "
-                f"before the map saturates at a = {np.exp(hi):.6g}"
-            )
+            # The doubling overshot into saturation. Bisect on log a for the last unsaturated slope
+            # (to a relative 1e-12) before declaring the system infeasible: between the last doubling
+            # and the saturation point the AUC still rises, and the root may lie there.
+            sat = hi
+            for _ in range(60):
+                mid = 0.5 * (lo + sat)
+                g_mid = auc_gap(mid)
+                if g_mid is None:
+                    sat = mid
+                elif g_mid >= 0.0:
+                    hi, g_hi = mid, g_mid
+                    break
+                else:
+                    lo, g_lo = mid, g_mid
+                if sat - lo < 1e-12:
+                    break
+            if g_hi is None:
+                raise InfeasibleSystemError(
+                    f"{what} has no solution: the implied AUC rises only to {auc + g_lo:.6g} < {auc!r} "
+                    f"before the map saturates at a = {np.exp(sat):.6g}"
+                )
+            break
         if g_hi >= 0.0:
             break
         lo, g_lo, hi = hi, g_hi, hi + np.log(2.0)

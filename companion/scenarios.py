@@ -109,9 +109,13 @@ class GaussianMixture:
         return x, w * phi(x + self.mu), w * phi(x - self.mu)
 
     def expect(self, g) -> float:
-        """E[g(X)] under the mixture, for a smooth vectorized ``g`` of x."""
+        """E[g(X)] under the mixture, for a smooth vectorized ``g`` of x (one value per node)."""
+        if not callable(g):
+            raise ValueError("g must be a callable, vectorized function of x")
         x, w0, w1 = self._x_grid
-        gx = g(x)
+        gx = np.asarray(g(x), dtype=float)
+        if gx.shape != x.shape:
+            raise ValueError(f"g must map an array of {x.size} points x to an array of the same shape, got shape {gx.shape}")
         return float((1.0 - self.prior) * (w0 @ gx) + self.prior * (w1 @ gx))
 
     def class_conditional_mse(self) -> tuple[float, float]:

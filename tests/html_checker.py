@@ -3,8 +3,9 @@
 A MyST directive or role that the parser never recognised is plain text to
 Sphinx, so it builds without a warning and shows up on the page as
 ```` ```{prf:proof} ```` or ``{ref}`x```; a reference word typed before a
-``{prf:ref}`` doubles ("Definition Definition 1.2").  These functions read
-the pages of ``_build/html`` and list every such problem.
+``{prf:ref}`` doubles ("Definition Definition 1.2").  An exercise written as a
+plain list, or left without its collapsed solution, builds just as quietly.
+These functions read the pages of ``_build/html`` and list every such problem.
 """
 
 from __future__ import annotations
@@ -27,6 +28,10 @@ REFERENCE_WORDS = (
 _DOUBLED = re.compile(
     r"\b(" + "|".join(re.escape(w) for w in REFERENCE_WORDS) + r")(s?)\s+\1\b"
 )
+#: TeX that is not inside a math node: the text of a reference to a title with math in it, say.
+_RAW_TEX = re.compile(r"[\^_]\{|\\(?:frac|mathrm|mathbb|mathcal|ell|hat|lambda|alpha|delta|varepsilon)\b")
+#: How every exercise statement begins: its level, for the instructor guide and for students.
+EXERCISE_LEVELS = ("Basic.", "Intermediate.", "Advanced.")
 _MARKDOWN_HEADING = re.compile(r"^\s*#{2,6} \S", re.MULTILINE)
 _CELL_CLASSES = {"cell_input", "cell_output"}
 #: Pages Sphinx generates (index, search, sources, static files): linked to, not checked.
@@ -49,8 +54,51 @@ def _visible_text(article) -> str:
     return " ".join(clone.get_text(" ").split())
 
 
+def exercise_problems(article, page: str, solutions: bool = True) -> list[str]:
+    """Exercises that are not numbered, labelled boxes with a collapsed solution.
+
+    Every ``Exercises`` section must hold exercise boxes and no bare list of
+    exercises; every box states its level first (:data:`EXERCISE_LEVELS`); with ``solutions`` (the full edition) every box needs a
+    solution box that links back to it and is collapsed (a dropdown); without
+    (the student edition) no solution may be left on the page.
+    """
+    problems = []
+    for section in article.select("section[id]"):
+        if "exercises" in section["id"] and not section.select("div.exercise"):
+            problems.append(f"{page}: section {section['id']!r} holds no exercise box")
+        if "exercises" in section["id"] and section.find(["ol", "ul"], recursive=False):
+            problems.append(f"{page}: section {section['id']!r} lists exercises outside exercise boxes")
+    boxes = article.select("div.exercise")
+    for box in boxes:
+        clone = BeautifulSoup(str(box), "html.parser")
+        for title in clone.select(".admonition-title"):
+            title.decompose()
+        if not clone.get_text(" ", strip=True).startswith(EXERCISE_LEVELS):
+            problems.append(f"{page}: exercise {box.get('id')!r} does not start with its level {EXERCISE_LEVELS}")
+    answers = article.select("div.solution")
+    if not solutions:
+        return problems + [f"{page}: the student edition shows a solution ({a.get('id')!r})" for a in answers]
+    solved = {}
+    for answer in answers:
+        for link in answer.select(".admonition-title a[href^='#']"):
+            solved[link["href"][1:]] = answer
+    for box in boxes:
+        label = box.get("id")
+        if not label:
+            problems.append(f"{page}: an exercise box without a label: {box.get_text(' ', strip=True)[:60]!r}")
+        elif label not in solved:
+            problems.append(f"{page}: exercise {label!r} has no solution")
+        elif "dropdown" not in (solved[label].get("class") or ()):
+            problems.append(f"{page}: the solution of exercise {label!r} is not collapsed (class dropdown)")
+    return problems
+
+
 def page_problems(
-    html: str, page: str, anchors: dict[str, set[str]] | None = None, incoming: set[tuple[str, str]] = frozenset()
+    html: str,
+    page: str,
+    anchors: dict[str, set[str]] | None = None,
+    incoming: set[tuple[str, str]] = frozenset(),
+    solutions: bool = True,
 ) -> list[str]:
     """Problems on one page.
 
@@ -59,7 +107,8 @@ def page_problems(
     element ids, so that an internal link to a missing label is caught
     (without it only links within the page are checked); ``incoming`` holds
     the ``(page, id)`` pairs that other pages link to, so a figure referenced
-    only from another page counts as referenced.
+    only from another page counts as referenced; ``solutions`` says whether
+    the exercises' solutions belong on the page (see :func:`exercise_problems`).
     """
     soup = BeautifulSoup(html, "html.parser")
     article = _article(soup)
@@ -75,6 +124,9 @@ def page_problems(
     for match in _DOUBLED.finditer(text):
         at = match.start()
         problems.append(f"{page}: doubled reference word {match.group(0)!r}: ...{text[max(0, at - 40):at + 60]}...")
+    for match in _RAW_TEX.finditer(text):
+        at = match.start()
+        problems.append(f"{page}: TeX outside math (e.g. a title with math used as link text): ...{text[max(0, at - 60):at + 40]}...")
     if "??" in text:
         problems.append(f"{page}: '??' in the text (an unresolved numbered reference)")
     for pre in article.find_all("pre"):
@@ -107,7 +159,7 @@ def page_problems(
     for figure in article.select("figure[id], div.figure[id]"):
         if figure["id"] not in linked and (page, figure["id"]) not in incoming:
             problems.append(f"{page}: figure {figure['id']!r} is never referenced from the text")
-    return problems
+    return problems + exercise_problems(article, page, solutions)
 
 
 def _resolve(page: str, path: str) -> str:
@@ -121,8 +173,11 @@ def _resolve(page: str, path: str) -> str:
     return "/".join(parts)
 
 
-def site_problems(root: Path) -> list[str]:
-    """Problems on every content page of a built site (search, index and genindex pages skipped)."""
+def site_problems(root: Path, solutions: bool = True) -> list[str]:
+    """Problems on every content page of a built site (search, index and genindex pages skipped).
+
+    ``solutions=False`` checks a student edition: exercises without their solutions.
+    """
     root = Path(root)
     every = sorted(path.relative_to(root).as_posix() for path in root.rglob("*.html"))
     pages = {page: (root / page).read_text(encoding="utf-8") for page in every if not page.startswith(_GENERATED)}
@@ -137,4 +192,6 @@ def site_problems(root: Path) -> list[str]:
             parts = urlsplit(link["href"])
             if parts.path and not parts.scheme and parts.fragment and "headerlink" not in (link.get("class") or ()):
                 incoming.add((_resolve(page, unquote(parts.path)), unquote(parts.fragment)))
-    return [problem for page, html in pages.items() for problem in page_problems(html, page, anchors, incoming)]
+    return [
+        problem for page, html in pages.items() for problem in page_problems(html, page, anchors, incoming, solutions)
+    ]

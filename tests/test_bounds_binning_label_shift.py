@@ -123,3 +123,30 @@ def test_bbse_bound_too_small_sample_and_bad_input():
         bbse_error_bound(sc.confusion_matrix("hard"), sc.weights, 10, 10, 0.0)
     with pytest.raises(ValueError, match="square"):
         bbse_error_bound(np.ones((2, 3)), sc.weights, 10, 10, 0.1)
+
+
+def test_theorem4_bound_batched_over_weight_estimates_matches_rows():
+    rng = np.random.default_rng(11)
+    w = np.array([0.5, 1.0, 3.0])
+    w_hat = np.abs(w + rng.normal(scale=0.3, size=(6, 3)))
+    err = rng.uniform(0, 0.5, size=(6, 4))  # 6 repetitions, 4 bins
+    batched = label_shift_binning_bound(err, w, w_hat)
+    assert batched.shape == (6, 4)
+    for r in range(6):
+        np.testing.assert_allclose(batched[r], label_shift_binning_bound(err[r], w, w_hat[r]))
+    with pytest.raises(ValueError, match="weights_hat must be non-negative"):
+        label_shift_binning_bound(0.1, w, np.array([-0.1, 1.0, 3.0]))
+    with pytest.raises(ValueError, match="weights_hat must be finite, of shape"):
+        label_shift_binning_bound(0.1, w, np.ones(4))
+
+
+def test_theorem4_source_factor_kappa_is_attained_up_to_two():
+    # Two classes, w = (1, 4), kappa = 4, exact weights.  In a bin dominated by the class of smaller
+    # weight, |g(u) - g(t)|_1 / |u - t|_1 tends to w_1 / w_0 = kappa, half of the factor 2 kappa of (18)
+    # (the book's exercise ex-binls-theorem4-tight): the bound is tight up to the factor 2.
+    w = np.array([1.0, 4.0])
+    t = np.array([1 - 1e-6, 1e-6])
+    u = t + 1e-7 * np.array([-1.0, 1.0])
+    lhs = np.abs(posterior_correction(u, w) - posterior_correction(t, w)).sum()
+    ratio = lhs / label_shift_binning_bound(np.abs(u - t).sum(), w, w)
+    assert 0.49 < ratio <= 0.5

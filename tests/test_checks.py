@@ -110,7 +110,7 @@ def test_rng():
     (lambda: mse_decomposition([0.2, 0.3], [0, 2]), "y"),
     (lambda: mse_decomposition([0.2, 0.3], [0, 1, 1]), "p and y"),
     (lambda: mse_decomposition([], []), "p"),
-    (lambda: mse_decomposition([0.2, 0.3], [0, 1], bins=0), "n_bins"),
+    (lambda: mse_decomposition([0.2, 0.3], [0, 1], bins=0), "bins"),
     (lambda: calibration_risk(lambda z: z + 1, [0.2, 0.3], [0, 1]), r"h\(z\)"),
     (lambda: calibration_risk(0.5, [0.2, 0.3], [0, 1]), "h must be a callable"),
     (lambda: reliability_curve([0.2, 0.3], [0, 1], n_bins=3, strategy="quantile"), "n_bins"),
@@ -148,3 +148,106 @@ def test_as_positive_ints():
     for bad, rule in (([], "non-empty"), ([True], "non-empty"), ([1.5], "integers"), ([np.nan], "integers"), ([0, 2], "at least 1")):
         with pytest.raises(ValueError, match=f"n must .*{rule}"):
             C.as_positive_ints(bad, "n")
+
+
+# --- the validation vocabulary: real numbers only, bounds before arithmetic, no truthiness ---
+
+@pytest.mark.parametrize("bad", [["0.3", "0.7"], [0.3, 0.5j], np.array([True, False]), [10**400], [object()]])
+def test_real_array_rejects_strings_complex_bool_and_overflow(bad):
+    with pytest.raises(ValueError, match=r"^z must be an array of real numbers"):
+        C.as_real_array(bad, "z")
+
+
+@pytest.mark.parametrize("good", [[0.25, 0.5], np.array([1, 2], dtype=np.uint8), np.float32([0.5]), [np.int64(1), 0.5]])
+def test_real_array_accepts_numbers_of_every_real_dtype(good):
+    assert C.as_real_array(good, "z").dtype == np.float64
+
+
+def test_labels_reject_numeric_strings():
+    with pytest.raises(ValueError, match="^y must be an array of real numbers"):
+        C.as_labels(["0", "1"], "y")
+
+
+@pytest.mark.parametrize("bad", [10**400, 2**53 + 1, np.uint64(2**64 - 1), 1e300, float("inf")])
+def test_check_int_bounds_before_arithmetic(bad):
+    with pytest.raises(ValueError, match="^n must be (at most|an integer)"):
+        C.check_int(bad, "n")
+
+
+def test_check_int_uint64_is_not_wrapped():
+    assert C.check_int(np.uint64(2**40), "n") == 2**40
+
+
+@pytest.mark.parametrize("check", [C.check_open_unit, C.check_positive, C.check_tolerance, C.check_real])
+@pytest.mark.parametrize("bad", [10**400, "0.3", 0.3 + 0j, None, True, np.bool_(True), [0.3]])
+def test_scalar_checks_reject_non_reals_and_huge_ints(check, bad):
+    with pytest.raises(ValueError, match="^x must be"):
+        check(bad, "x")
+
+
+@pytest.mark.parametrize("good", [0.25, np.float32(0.25), np.float64(0.25), 1 / 4])
+def test_scalar_checks_accept_numpy_scalars(good):
+    assert C.check_open_unit(good, "x") == 0.25
+    assert C.check_tolerance(good, "x") == 0.25
+    assert C.check_real(good, "x", minimum=0, maximum=1) == 0.25
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, 0.0, 1.0, -1e-3])
+def test_tolerance_in_open_unit_interval(bad):
+    with pytest.raises(ValueError, match="^tol must be a real tolerance in"):
+        C.check_tolerance(bad, "tol")
+
+
+def test_check_real_bounds():
+    with pytest.raises(ValueError, match=r"^t must be a finite real number in \[0, 2\]"):
+        C.check_real(2.5, "t", minimum=0, maximum=2)
+    with pytest.raises(ValueError, match=r"^t must be a finite real number"):
+        C.check_real(np.nan, "t")
+
+
+@pytest.mark.parametrize("bad", ["False", 0, 1, None, 1.0])
+def test_check_bool_rejects_truthiness(bad):
+    with pytest.raises(ValueError, match="^normalize must be True or False"):
+        C.check_bool(bad, "normalize")
+    assert C.check_bool(np.bool_(False), "normalize") is False
+
+
+def test_check_option_compares_type_and_value():
+    assert C.check_option("ts", "calibration", (None, "ts", "bcts")) == "ts"
+    assert C.check_option(None, "calibration", (None, "ts")) is None
+    for bad in ("TS", 1, True, ["ts"]):
+        with pytest.raises(ValueError, match="^calibration must be one of None, 'ts'"):
+            C.check_option(bad, "calibration", (None, "ts"))
+
+
+def test_check_callable_and_nonempty():
+    assert C.check_callable(len, "h") is len
+    with pytest.raises(ValueError, match="^h must be callable"):
+        C.check_callable(None, "h")
+    assert C.check_nonempty(np.array([1, 2]), "n_values") == (1, 2)
+    for bad, rule in (([], "at least one value"), ("abc", "a list, tuple or array"), (5, "a list, tuple or array")):
+        with pytest.raises(ValueError, match=f"^n_values must .*{rule}"):
+            C.check_nonempty(bad, "n_values")
+
+
+@pytest.mark.parametrize("good", [np.array(0.25), np.array(0.25, dtype=np.float32)])
+def test_scalar_checks_accept_zero_dimensional_real_arrays(good):
+    for check in (C.check_open_unit, C.check_positive, C.check_tolerance, C.check_real):
+        assert check(good, "x") == 0.25
+    assert C.check_real(np.array(2, dtype=np.int64), "x") == 2.0
+    assert C.check_int(np.array(3, dtype=np.int64), "n") == 3 and C.check_int(np.array(3.0), "n") == 3
+
+
+@pytest.mark.parametrize("bad", [np.array(True), np.array("0.3"), np.array(0.3 + 0j), np.array([0.3]), np.array(np.nan)])
+def test_scalar_checks_reject_zero_dimensional_non_reals(bad):
+    with pytest.raises(ValueError, match="x must"):
+        C.check_real(bad, "x")
+    with pytest.raises(ValueError, match="n must"):
+        C.check_int(bad, "n")
+
+
+def test_fraction_is_a_real_number():
+    from fractions import Fraction
+
+    assert C.check_open_unit(Fraction(1, 4), "x") == 0.25
+    assert C.check_int(Fraction(6, 2), "n") == 3

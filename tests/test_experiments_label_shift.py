@@ -152,3 +152,23 @@ def test_grid_cell_is_the_mean_and_sd_of_its_realizations():
 def test_bad_inputs(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_remark4_bootstrap_interval():
+    res = target_sample_complexity(n_target_values=(100, 1000, 10_000), n_source=1000, n_reps=6, rng=2, n_boot=400)
+    lo, hi = res["exponent_interval"]["target"]
+    point = 1 / res["slopes"]["target"]
+    assert lo < point < hi
+    # The per-realization risks are what the means average, and they scatter (the interval has width).
+    np.testing.assert_allclose(res["risk_reps"]["target"].mean(axis=0), res["mean_risk"]["target"], rtol=1e-12)
+    assert hi - lo > 0.0
+    # A narrower level gives a nested interval.
+    narrow = target_sample_complexity(n_target_values=(100, 1000, 10_000), n_source=1000, n_reps=6, rng=2,
+                                      n_boot=400, level=0.5)["exponent_interval"]["target"]
+    assert lo <= narrow[0] <= narrow[1] <= hi
+
+
+@pytest.mark.parametrize("kwargs", [{"level": 1.0}, {"level": 0.0}, {"n_reps": 1}, {"n_boot": 0}])
+def test_remark4_rejects_bad_arguments(kwargs):
+    with pytest.raises(ValueError, match="level|n_reps|n_boot"):
+        target_sample_complexity(n_target_values=(100, 1000), n_source=500, **{"n_reps": 2, **kwargs})

@@ -117,9 +117,9 @@ def test_bad_driver_arguments():
 
 
 def test_light_level_sets_and_mass_checks():
-    c = light_level_sets_check(k=3, kappa_values=(0.01, 0.1), p_values=(2.0, 3.0))
+    c = light_level_sets_check(k=3, threshold_values=(0.01, 0.1), p_values=(2.0, 3.0))
     assert np.all(c["light_sum"] <= c["bound"]) and np.all(c["light_sum"] > 0)
     assert c["light_mass"][0] <= c["light_mass"][1]
-    r = level_set_mass_check(k=3, kappa=0.1, delta=0.1, n_reps=50, rng=4)
+    r = level_set_mass_check(k=3, threshold=0.1, delta=0.1, n_reps=50, rng=4)
     assert r["n0"] == int(np.ceil(2 * np.log(2 * 166 / 0.1) / 0.01))
     assert r["failure_rate"] <= 0.1 and r["worst"].max() < 0.1

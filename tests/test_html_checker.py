@@ -5,14 +5,19 @@ book, so the HTML is what the real parser makes of the broken source.
 """
 
 import textwrap
+from pathlib import Path
 
 import pytest
 from sphinx.cmd.build import build_main
 
 from html_checker import page_problems, site_problems
 
-CONF = """
-extensions = ["myst_parser", "sphinx_proof"]
+BOOK_EXT = Path(__file__).resolve().parents[1] / "book" / "_ext"
+
+CONF = f"""
+import sys
+sys.path.insert(0, {str(BOOK_EXT)!r})
+extensions = ["myst_parser", "sphinx_proof", "sphinx_exercise", "student"]
 myst_enable_extensions = ["colon_fence", "dollarmath", "amsmath"]
 numfig = True
 html_theme = "basic"
@@ -37,17 +42,20 @@ A picture.
 """
 
 
-def build(tmp_path, second_page: str) -> list[str]:
-    """Build ``index.md`` (a theorem, an equation, a figure) and ``page.md``; return the checker's findings."""
+def build(tmp_path, second_page: str, student: bool = False) -> list[str]:
+    """Build ``index.md`` (a theorem, an equation, a figure) and ``page.md``; return the checker's findings.
+
+    ``student`` builds the student edition (book/_ext/student.py) and checks it as one.
+    """
     src = tmp_path / "src"
-    src.mkdir()
-    (src / "conf.py").write_text(CONF)
+    src.mkdir(parents=True)
+    (src / "conf.py").write_text(CONF + f"student_edition = {student}\n")
     (src / "picture.png").write_bytes(b"\x89PNG\r\n\x1a\n")
     (src / "index.md").write_text(THEOREM + "\n```{toctree}\npage\n```\n")
     (src / "page.md").write_text(textwrap.dedent(second_page))
     out = tmp_path / "html"
     assert build_main(["-q", "-b", "html", str(src), str(out)]) == 0
-    return site_problems(out)
+    return site_problems(out, solutions=not student)
 
 
 CLEAN = """
@@ -107,3 +115,64 @@ def test_dangling_internal_links_are_caught(href, message):
 def test_empty_site_is_an_error(tmp_path):
     with pytest.raises(ValueError, match="root holds no HTML pages"):
         site_problems(tmp_path)
+
+
+EXERCISES = """
+# Page
+
+See {numref}`fig-picture`.
+
+## Exercises
+
+:::{exercise} (basic) A square
+:label: ex-square
+
+*Basic.* Show that $x^2 \\ge 0$.
+:::
+
+:::{solution} ex-square
+:class: dropdown
+
+SOLUTION-TEXT: a square of a real number is a product of two numbers of the same sign.
+:::
+"""
+
+
+def test_exercise_with_collapsed_solution_passes_and_the_student_edition_drops_it(tmp_path):
+    assert build(tmp_path / "full", EXERCISES) == []
+    assert "SOLUTION-TEXT" in (tmp_path / "full" / "html" / "page.html").read_text()
+    assert build(tmp_path / "student", EXERCISES, student=True) == []
+    student_page = (tmp_path / "student" / "html" / "page.html").read_text()
+    assert "SOLUTION-TEXT" not in student_page and "A square" in student_page
+
+
+def test_full_edition_checked_as_student_edition_is_caught():
+    html = (
+        '<html><body><article class="bd-article"><section id="exercises">'
+        '<div class="exercise admonition" id="ex-a"><p>Basic. Q</p></div>'
+        '<div class="solution dropdown admonition" id="s"><p class="admonition-title"><a href="#ex-a">S</a></p></div>'
+        "</section></article></body></html>"
+    )
+    assert page_problems(html, "page.html") == []
+    assert any("student edition shows a solution" in p for p in page_problems(html, "page.html", solutions=False))
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda page: page.replace(":class: dropdown\n", ""), "is not collapsed"),
+        (lambda page: page[: page.index(":::{solution}")], "has no solution"),
+        (lambda page: page.replace("*Basic.* ", ""), "does not start with its level"),
+        (lambda page: page[: page.index(":::{exercise}")] + "1. Show that squares are non-negative.\n", "lists exercises outside"),
+    ],
+    ids=["solution-open", "no-solution", "no-level", "bare-list"],
+)
+def test_exercise_problems_are_caught(tmp_path, change, message):
+    problems = build(tmp_path, change(EXERCISES))
+    assert any(message in p for p in problems), problems
+
+
+def test_reference_to_a_title_with_math_is_caught(tmp_path):
+    page = CLEAN + "\n(sec-rule)=\n## The $n^{1/3}$ rule\n\nSee {ref}`sec-rule`.\n"
+    problems = build(tmp_path, page)
+    assert any("TeX outside math" in p and "n^{1/3}" in p for p in problems), problems

@@ -140,3 +140,19 @@ def test_reliability_curve_quantile_has_equal_counts():
     assert c.edges[0] == 0.0 and c.edges[-1] == 1.0
     assert np.all(np.abs(c.counts - 100) <= 1)
     assert c.counts.sum() == 1000
+
+
+@pytest.mark.parametrize(
+    "bins, rule",
+    [
+        (0, "bins must be at least 1"),
+        (2.5, "bins must be an integer"),
+        (True, "bins must be an integer"),
+        ([0.0, 0.6, 0.4, 1.0], "bins must be sorted"),
+        ([0.0, 0.5], "bins must start at 0 and end at 1"),
+        ([0.0, np.nan, 1.0], "bins must be finite"),
+    ],
+)
+def test_mse_decomposition_bad_bins_name_the_argument(bins, rule):
+    with pytest.raises(ValueError, match=rule):
+        mse_decomposition([0.1, 0.5, 0.9], [0, 1, 1], bins=bins)

@@ -429,7 +429,7 @@ def test_pools_split_the_sample(scenario5):
     sizes = cal.pool_sizes_
     assert len(sizes) % 2 == 1 and sum(sizes) == 30_000
     j = (len(sizes) - 1) // 2
-    assert 2 ** (j - 1) <= 1 / cal.mass_threshold_  # J group sizes cover up to floor(1/kappa_m) bins
+    assert 2 ** (j - 1) <= 1 / cal.mass_threshold_  # J group sizes cover up to floor(1/omega_m) bins
     assert cal.threshold_ == pytest.approx(1 / math.sqrt(sizes[1]))
     # with noise the automatic threshold adds two standard deviations of the Laplace noise
     noisy = LpCalibrator(0.1, rng=0).fit(probs, y)
@@ -444,8 +444,8 @@ def exact_run(scenario, lam, threshold, **kw):
 
 
 def test_exact_oracle_lemmas_10_to_13(scenario5):
-    lam, kappa = 0.1, 0.004
-    cal = exact_run(scenario5, lam, kappa)
+    lam, omega = 0.1, 0.004
+    cal = exact_run(scenario5, lam, omega)
     sc = scenario5
     t = cal.trajectory_
     assert cal.n_steps_ > 5 and cal.n_merges_ > 0 and cal.converged_
@@ -454,26 +454,26 @@ def test_exact_oracle_lemmas_10_to_13(scenario5):
     previous = start
     for step in range(cal.n_steps_):
         after1, after2 = sq(t["stage1"][step]), sq(t["stage2"][step])
-        # Lemma 11 with exact estimates: the projection stage lowers the squared error by more than kappa^2
-        assert after1 < previous - kappa**2
+        # Lemma 11 with exact estimates: the projection stage lowers the squared error by more than omega^2
+        assert after1 < previous - omega**2
         # Lemma 10: a merge raises it by at most 4 lambda times the mass of the group that moves
         assert after2 - after1 <= 4 * lam * t["moved_mass"][step] + 1e-14
         if not t["merged"][step]:
             assert after2 == after1
         previous = after2
-    assert cal.n_steps_ <= lemma13_iteration_bound(kappa, kappa, lam)
+    assert cal.n_steps_ <= lemma13_iteration_bound(omega, omega, lam)
     final = sc.evaluate(cal.predict, lam, p=[1.5, 2, 4, np.inf])
     assert final["squared_error"] == pytest.approx(previous)
     base = sc.evaluate(sc.atoms, lam)["squared_error"]
-    assert final["squared_error"] <= base + squared_error_excess_bound(lam, kappa)
+    assert final["squared_error"] <= base + squared_error_excess_bound(lam, omega)
     # Lemma 14 with exact estimates (zero accuracy terms)
     for p, err in zip([1.5, 2, 4, np.inf], final["lp"]):
-        assert err <= lemma14_bound(kappa, kappa, p)
+        assert err <= lemma14_bound(omega, omega, p)
 
 
-def test_exact_oracle_termination_leaves_every_group_below_alpha(scenario5):
-    lam, kappa = 0.2, 0.01
-    cal = exact_run(scenario5, lam, kappa)
+def test_exact_oracle_termination_leaves_every_group_below_omega(scenario5):
+    lam, omega = 0.2, 0.01
+    cal = exact_run(scenario5, lam, omega)
     sc = scenario5
     g = cal.predict(sc.atoms)
     keys = level_set_key(level_set_counts(sc.atoms, lam), lam)
@@ -481,7 +481,7 @@ def test_exact_oracle_termination_leaves_every_group_below_alpha(scenario5):
         inside = np.isin(keys, cal.keys_[bins])
         q = sc.weights[inside].sum()
         err = np.abs(sc.weights[inside] @ (g[inside] - sc.h_star[inside]))
-        assert np.all(err <= kappa + 1e-12) and q >= kappa - 1e-12
+        assert np.all(err <= omega + 1e-12) and q >= omega - 1e-12
 
 
 def test_discretisation_lemma_12():
@@ -591,16 +591,25 @@ def test_lemma14_hand_values():
     assert lemma14_bound(0.01, 0.04, 2) == pytest.approx(math.sqrt(2 * (0.02 + 0.08)))
     with pytest.raises(ValueError, match="group_accuracy"):
         lemma14_bound(0.1, 0.1, 2, group_accuracy=-1)
+    # bad thresholds are refused with the argument's name
+    with pytest.raises(ValueError, match="^threshold"):
+        lemma14_bound(-0.1, 0.1, 2)
+    with pytest.raises(ValueError, match="mass_threshold"):
+        lemma14_bound(0.1, 0.0, 2)
+    with pytest.raises(ValueError, match="mass_threshold"):
+        lemma13_iteration_bound(0.1, 1.5, 0.1)
+    with pytest.raises(ValueError, match="mass_threshold"):
+        squared_error_excess_bound(0.1, 0.0)
 
 
 def test_lemma8_size_and_accuracy_are_inverse():
     from companion.bounds import lemma8_accuracy, lemma8_sample_size
 
-    for nu in (0.01, 0.1, 0.5):
-        n = lemma8_sample_size(nu, 6, 40, 0.05)
-        assert n == math.ceil(32 * math.log(4 * 6 * 40 / (0.05 * nu)) / nu**2)
-        assert lemma8_accuracy(n, 6, 40, 0.05) <= nu
-        assert lemma8_accuracy(n - 1, 6, 40, 0.05) == pytest.approx(nu, rel=1e-3)
+    for psi in (0.01, 0.1, 0.5):
+        n = lemma8_sample_size(psi, 6, 40, 0.05)
+        assert n == math.ceil(32 * math.log(4 * 6 * 40 / (0.05 * psi)) / psi**2)
+        assert lemma8_accuracy(n, 6, 40, 0.05) <= psi
+        assert lemma8_accuracy(n - 1, 6, 40, 0.05) == pytest.approx(psi, rel=1e-3)
 
 
 def test_lemma8_laplace_tail_by_simulation():
@@ -616,13 +625,13 @@ def test_lemma7_sample_size_by_simulation():
     from companion.bounds import lemma7_sample_size
 
     rng = np.random.default_rng(13)
-    kappa_m, n_sets, delta = 0.1, 200, 0.2
-    n0 = lemma7_sample_size(kappa_m, n_sets, delta)
-    assert n0 == math.ceil(2 * math.log(2 * n_sets / delta) / kappa_m**2)
+    omega_m, n_sets, delta = 0.1, 200, 0.2
+    n0 = lemma7_sample_size(omega_m, n_sets, delta)
+    assert n0 == math.ceil(2 * math.log(2 * n_sets / delta) / omega_m**2)
     probs = rng.dirichlet(np.full(n_sets, 0.2))
     counts = rng.multinomial(n0, probs, size=2000)
     worst = np.abs(counts / n0 - probs).max(axis=1)
-    assert np.mean(worst > kappa_m / 2) <= delta
+    assert np.mean(worst > omega_m / 2) <= delta
 
 
 def test_theorem6_budget_is_consistent_and_monotone():
@@ -630,14 +639,14 @@ def test_theorem6_budget_is_consistent_and_monotone():
 
     b = theorem6_budget(5, 3.0, 0.2, 0.1, 0.1)
     j = b["J"]
-    assert 2 ** (j - 1) <= 1 / b["kappa_m"] < 2**j
+    assert 2 ** (j - 1) <= 1 / b["mass_threshold"] < 2**j
     assert b["n_level_sets"] == level_set_count(5, 0.1)
-    assert b["pool_labels"] == lemma8_sample_size(b["kappa"] / (80 * j), 6, int(1 / b["kappa_m"]), 0.1 / (4 * j))
+    assert b["pool_labels"] == lemma8_sample_size(b["threshold"] / (80 * j), 6, int(1 / b["mass_threshold"]), 0.1 / (4 * j))
     assert b["total"] == b["bins"] + j * (b["pool_mass"] + b["pool_labels"])
     assert theorem6_sample_size(5, 3.0, 0.2, 0.1, 0.1) == b["total"]
-    assert theorem6_iterations(5, 3.0, 0.2, 0.1, 0.1) == pytest.approx(lemma13_iteration_bound(b["kappa"], b["kappa"], 0.1))
+    assert theorem6_iterations(5, 3.0, 0.2, 0.1, 0.1) == pytest.approx(lemma13_iteration_bound(b["threshold"], b["threshold"], 0.1))
     sizes = [theorem6_sample_size(5, p, 0.2, 0.1, 0.1) for p in (2, 4, np.inf)]
-    assert sizes[0] > sizes[1] > sizes[2]  # a larger p needs fewer samples (kappa grows with p)
+    assert sizes[0] > sizes[1] > sizes[2]  # a larger p needs fewer samples (omega grows with p)
     assert theorem6_sample_size(5, 2, 0.1, 0.1, 0.1) > sizes[0]
     # polynomial in k: doubling k multiplies the budget by far less than 2^k
     assert theorem6_sample_size(20, np.inf, 0.2, 0.1, 0.1) < 2 * theorem6_sample_size(10, np.inf, 0.2, 0.1, 0.1)

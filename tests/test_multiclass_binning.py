@@ -115,6 +115,10 @@ def test_empty_bin_and_bad_partitions_raise():
         uniform_mass_partition(probs, 2)
     with pytest.raises(ValueError, match="weights"):
         LabelShiftCanonicalBinning(CoordinatePartition([0.0, 1.0])).fit(probs, [0, 1, 0], [-1.0, 1.0])
+    # A bin holding only source points of a class with weight 0 has no corrected frequency (0/0 in eq. (17)).
+    two_bins = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.8]])
+    with pytest.raises(ValueError, match="weights cannot reweight the bin frequencies.*row 0"):
+        LabelShiftCanonicalBinning(CoordinatePartition([0.0, 0.5, 1.0])).fit(two_bins, [0, 0, 1, 1], [0.0, 1.0])
 
 
 @settings(max_examples=50, deadline=None)

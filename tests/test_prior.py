@@ -4,6 +4,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.optimize import brentq
+from scipy.special import expit
 from scipy.stats import norm
 
 from companion import prior
@@ -177,6 +179,46 @@ def test_unreachable_auc_is_infeasible(call):
     # the AUC profile of the 17-grade target saturates below 0.9999
     with pytest.raises(InfeasibleSystemError, match="no solution"):
         call()
+
+
+@pytest.mark.parametrize("link", ["logistic", "normal"])
+def test_qmm_solves_every_auc_the_unsaturated_profile_reaches(link):
+    # Regression: the slope search used to give up at the last doubling before the map saturated
+    # in floating point, declaring AUCs infeasible that the profile (computed independently by
+    # cspd_auc_profile) reaches at an unsaturated slope. Take the largest profile value over slopes
+    # whose fitted posteriors stay strictly inside (0, 1), and ask for an AUC just below it.
+    slopes = np.geomspace(0.5, 40.0, 200)
+    profile = prior.cspd_auc_profile(ETA, F, Q, slopes, link=link)
+    F_link = {"logistic": expit, "normal": norm.cdf}[link]
+    x = {"logistic": np.log(ETA / (1 - ETA)), "normal": norm.ppf(ETA)}[link]
+    inside = []
+    for a in slopes:
+        b = brentq(lambda b: F @ F_link(a * x + b) - Q, -500.0, 500.0, xtol=1e-14)
+        post = F_link(a * x + b)
+        inside.append(bool(np.all((post > 0.0) & (post < 1.0))))
+    reachable = float(np.max(profile[np.array(inside)]))
+    target = reachable - 1e-6
+    fit = prior.cspd(ETA, F, Q, target, link=link)
+    assert prior.implied_auc(fit.posteriors, F) == pytest.approx(target, abs=1e-9)
+    # and the limit reported for an unreachable AUC is at least what the profile reached
+    with pytest.raises(InfeasibleSystemError) as err:
+        prior.cspd(ETA, F, Q, 0.99999, link=link)
+    reported = float(str(err.value).split("rises only to ")[1].split(" ")[0])
+    assert reported >= reachable - 1e-6
+
+
+def test_qmm_limit_is_below_the_step_map_auc():
+    # Every family F(a F^-1(u) + b(a)) tends to the step map with mean q as a -> infinity; its implied
+    # AUC (computed directly from the target masses) bounds every feasible AUC.
+    upper = np.cumsum(F[::-1])[::-1]
+    k = int(np.max(np.nonzero(upper >= Q)[0]))
+    step = np.where(np.arange(F.size) > k, 1.0, 0.0)
+    step[k] = (Q - upper[k + 1]) / F[k]
+    limit = prior.implied_auc(step, F)
+    with pytest.raises(InfeasibleSystemError) as err:
+        prior.cspd(ETA, F, Q, 0.99999, link="logistic")
+    reported = float(str(err.value).split("rises only to ")[1].split(" ")[0])
+    assert 0.999 < reported <= limit < 0.99999
 
 
 def test_infeasible_error_is_value_error():

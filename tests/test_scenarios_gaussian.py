@@ -101,3 +101,14 @@ def test_prior_free_mse_by_simulation():
         for k in (0, 1):
             cls = loss[y == k]
             assert abs(cls.mean() - errors[k]) < 4.5 * cls.std() / np.sqrt(cls.size)
+
+
+def test_expect_against_closed_moments_and_bad_input():
+    """E[X] = (2 pi - 1) mu and E[X^2] = 1 + mu^2 under the mixture; a non-callable or scalar g is refused."""
+    g = GaussianMixture(0.3, 1.5)
+    assert g.expect(lambda x: x) == pytest.approx((2 * 0.3 - 1) * 1.5, abs=1e-13)
+    assert g.expect(lambda x: x**2) == pytest.approx(1 + 1.5**2, rel=1e-13)
+    with pytest.raises(ValueError, match="g must be a callable"):
+        g.expect(0.5)
+    with pytest.raises(ValueError, match="g must map an array"):
+        g.expect(lambda x: 1.0)

@@ -42,6 +42,12 @@ def test_remark5_chain():
     half = {r: sp.Rational(1, 3)}
     assert d["square_gap"].subs(half) > 0 and d["unsquared_gap"].subs(half) > 0
     assert d["paper_step_gap"].subs(half) > 0
+    # Where each step of the chain of App. D holds, solved over (0, 1) (the test fixes the expected sets itself).
+    assert d["paper_step_holds_on"] == sp.Interval.open(0, 1)
+    assert d["square_gap_holds_on"] == sp.Interval.Lopen(0, sp.Rational(1, 2))
+    assert d["unsquared_gap_holds_on"] == sp.Interval.Lopen(0, sp.Rational(1, 2))
+    # Independent of the factored forms: the squared chain fails just above r = 1/2.
+    assert (4 * r**2 - (r / (1 - r)) ** 2).subs(r, sp.Rational(51, 100)) < 0
     a, b = sp.symbols("a b", positive=True)
     assert sp.simplify(d["ratio_da"] - 2 * b / (a + b) ** 2) == 0
 

@@ -47,11 +47,11 @@ def test_lemma11_and_termination_constants():
     assert t["ratio_high"] == sp.Rational(4, 3) and t["group_error"] == sp.Rational(35, 24)
     assert t["group_error_minus_three_halves"] < 0
     assert t["lp_residual"] == 0 and t["threshold_residual"] == 0 and t["iterations_residual"] == 0
-    # 3 (4/3)^(1/p) <= 4 for every p >= 1, which is what makes alpha = (eps/4)^(p/(p-1)) enough
+    # 3 (4/3)^(1/p) <= 4 for every p >= 1, which is what makes omega = (eps/4)^(p/(p-1)) enough
     for p in (1, 1.5, 2, 5, 50):
         assert 3 * (4 / 3) ** (1 / p) <= 4 + 1e-12
     # numeric spot check of the Lemma 14 constant
-    p_, a_ = sp.symbols("p kappa", positive=True)
+    p_, a_ = sp.symbols("p omega", positive=True)
     val = float(t["lp_bound"].subs({p_: 3, a_: sp.Rational(1, 100)}))
     assert math.isclose(val, 3 * (4 / 3) ** (1 / 3) * 0.01 ** (2 / 3), rel_tol=1e-12)
 
@@ -60,10 +60,10 @@ def test_lemma8_constants():
     c = lemma8_constants()
     assert c["tail_residual"] == 0 and c["noise_residual"] == 0
     assert float(c["exp_gap_at_1"]) > 0
-    eta = sp.Symbol("nu", positive=True)
-    assert c["exp_gap_second_derivative"].subs(eta, 1) < 0
-    assert sp.simplify(c["total"] - sp.Rational(5, 6) * eta) == 0
-    # the concave gap eta/3 - (e^(eta/4) - 1) is non-negative on a grid of [0, 1]
+    psi = sp.Symbol("psi", positive=True)
+    assert c["exp_gap_second_derivative"].subs(psi, 1) < 0
+    assert sp.simplify(c["total"] - sp.Rational(5, 6) * psi) == 0
+    # the concave gap psi/3 - (e^(psi/4) - 1) is non-negative on a grid of [0, 1]
     grid = np.linspace(0, 1, 101)
     assert np.all(grid / 3 - np.expm1(grid / 4) >= 0)
 

@@ -16,6 +16,7 @@ from . import target_prior
 from . import multiclass
 from . import label_shift_weights
 from . import binning_label_shift
+from . import conformal
 from .decomposition import *  # noqa: F401,F403
 from .binning import *  # noqa: F401,F403
 from .label_shift import *  # noqa: F401,F403
@@ -23,6 +24,7 @@ from .target_prior import *  # noqa: F401,F403
 from .multiclass import *  # noqa: F401,F403
 from .label_shift_weights import *  # noqa: F401,F403
 from .binning_label_shift import *  # noqa: F401,F403
+from .conformal import *  # noqa: F401,F403
 
 __all__ = [*decomposition.__all__, *binning.__all__, *label_shift.__all__, *target_prior.__all__, *multiclass.__all__,
-           *label_shift_weights.__all__, *binning_label_shift.__all__]
+           *label_shift_weights.__all__, *binning_label_shift.__all__, *conformal.__all__]

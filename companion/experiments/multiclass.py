@@ -95,12 +95,12 @@ def _population_bin_stats(scenario: MulticlassScenario, lam: float, keys: np.nda
 
 
 def _lemma8_ratio(cal: LpCalibrator, scenario: MulticlassScenario, lam: float) -> float:
-    r"""Largest error of the estimation structure's answers in units of the Lemma 8 radius.
+    r"""Largest error of the estimation structure's answers in units of the radius of the paper's Lemma 8 (``lem-multiclass-lp-disjoint``).
 
-    Masses are compared with :math:`\nu_m`, label vectors with :math:`2\nu_y`
+    Masses are compared with :math:`\psi_m`, label vectors with :math:`2\psi_y`
     (the label pool answers :math:`(1, e_Y)/2`, doubled); both radii are those
     :class:`~companion.multiclass.LpCalibrator` uses for its noise.  A value
-    at most 1 means every answer was within the radius of Lemma 8.
+    at most 1 means every answer was within the radius of that lemma.
     """
     if not cal.queries_ or not cal.pools:
         return np.nan
@@ -117,9 +117,9 @@ def _lemma8_ratio(cal: LpCalibrator, scenario: MulticlassScenario, lam: float) -
         )
     worst = 0.0
     for bins, mass, labels in cal.queries_:
-        nu_m, nu_y = radii[bins.size.bit_length() - 1]
+        psi_m, psi_y = radii[bins.size.bit_length() - 1]
         truth = pop[bins].sum(axis=0)
-        worst = max(worst, abs(mass - truth[0]) / nu_m, float(np.max(np.abs(labels - truth))) / (2 * nu_y))
+        worst = max(worst, abs(mass - truth[0]) / psi_m, float(np.max(np.abs(labels - truth))) / (2 * psi_y))
     return worst
 
 
@@ -253,8 +253,10 @@ def exact_trajectory(k: int = 5, lam: float = 0.1, threshold: float = 0.004, p_v
     after the projection and after the merge stage), ``lp_stage2`` (shape
     ``(steps, len(p))``), ``merged``, ``moved_mass``, the starting values
     ``sq_start`` (of :math:`c\circ r\circ f`), ``lp_start``, ``sq_f``, and the
-    checks of Lemmas 10, 11, 13 and 14: ``min_decrease`` (smallest drop of a
-    projection stage, to compare with :math:`\kappa^2`), ``max_merge_excess``
+    checks of the paper's Lemmas 10, 11, 13 and 14 (``lem-multiclass-lp-merge``,
+    ``lem-multiclass-lp-patch``, ``lem-multiclass-lp-termination``,
+    ``lem-multiclass-lp-final-error``): ``min_decrease`` (smallest drop of a
+    projection stage, to compare with :math:`\omega^2`), ``max_merge_excess``
     (largest rise of a merge minus :math:`4\lambda` times the moved mass;
     must be at most 0), ``iteration_bound``, ``lp_bound`` (Lemma 14 with zero
     estimation error) and ``threshold``.
@@ -311,8 +313,8 @@ def squared_error_vs_lam(
     Returns ``lam``, ``sq_f`` (scalar), ``sq_discretised`` (per
     :math:`\lambda`), ``sq_calibrated`` (``[lam, config, rep]``), ``mass_threshold``
     (same shape), and the bounds ``lemma12`` (:math:`4\lambda`) and
-    ``theorem6`` (:math:`4\lambda(1 + \log_{3/2}(2/\kappa_m))` at the mean
-    :math:`\kappa_m` of the fits).
+    ``theorem6`` (:math:`4\lambda(1 + \log_{3/2}(2/\omega_m))` at the mean
+    :math:`\omega_m` of the fits).
     """
     k = check_int(k, "k", minimum=2)
     lams = np.array([check_lam(v)[0] for v in np.atleast_1d(lam_values)])
@@ -457,50 +459,50 @@ def two_worlds_demo(
     }
 
 
-def light_level_sets_check(k: int = 5, lam: float = 0.1, kappa_values=(0.002, 0.005, 0.02, 0.05), p_values=(1.5, 2.0, 4.0)) -> dict:
+def light_level_sets_check(k: int = 5, lam: float = 0.1, threshold_values=(0.002, 0.005, 0.02, 0.05), p_values=(1.5, 2.0, 4.0)) -> dict:
     r"""Exact check of ``lem-multiclass-lp-low-mass`` on the discretised forecaster of the scenario.
 
-    For each threshold :math:`\kappa`, the sum of :math:`e(v, i)^p` over the level
-    sets of :math:`c\circ r\circ f` with mass at most :math:`\kappa`, against the
-    bound :math:`2\kappa^{p-1}`.  Returns ``kappa``, ``p``, ``light_sum`` and
-    ``bound`` (both ``(len(kappa), len(p))``) and ``light_mass`` (per kappa).
+    For each threshold :math:`\omega`, the sum of :math:`e(v, i)^p` over the level
+    sets of :math:`c\circ r\circ f` with mass at most :math:`\omega`, against the
+    bound :math:`2\omega^{p-1}`.  Returns ``threshold``, ``p``, ``light_sum`` and
+    ``bound`` (both ``(len(threshold), len(p))``) and ``light_mass`` (per threshold).
     """
     lam, _ = check_lam(lam)
-    kappas = np.array([check_open_unit(v, "kappa_values entries") for v in np.atleast_1d(kappa_values)])
+    thresholds = np.array([check_open_unit(v, "threshold_values entries") for v in np.atleast_1d(threshold_values)])
     p_values = np.array([check_p(p) for p in np.atleast_1d(p_values)])
     sc = book_multiclass_scenario(k)
     terms = calibration_error_terms(_discretised(sc, lam), None, lam, weights=sc.weights, cond_mean=sc.h_star)
-    light_sum = np.empty((kappas.size, p_values.size))
-    for a, kap in enumerate(kappas):
-        light = terms.mass <= kap
+    light_sum = np.empty((thresholds.size, p_values.size))
+    for a, omega in enumerate(thresholds):
+        light = terms.mass <= omega
         for q, p in enumerate(p_values):
             light_sum[a, q] = np.sum(np.abs(terms.signed[light]) ** p)
     return {
         "k": k,
-        "kappa": kappas,
+        "threshold": thresholds,
         "p": p_values,
         "light_sum": light_sum,
-        "bound": 2.0 * kappas[:, None] ** (p_values[None, :] - 1.0),
-        "light_mass": np.array([terms.mass[terms.mass <= kap].sum() for kap in kappas]),
+        "bound": 2.0 * thresholds[:, None] ** (p_values[None, :] - 1.0),
+        "light_mass": np.array([terms.mass[terms.mass <= omega].sum() for omega in thresholds]),
     }
 
 
-def level_set_mass_check(k: int = 5, lam: float = 0.1, kappa: float = 0.05, delta: float = 0.1, n_reps: int = 200, rng=0) -> dict:
-    r"""Monte Carlo check of ``lem-multiclass-lp-bins``: with :math:`n_0` samples every level-set mass is within :math:`\kappa/2`.
+def level_set_mass_check(k: int = 5, lam: float = 0.1, threshold: float = 0.05, delta: float = 0.1, n_reps: int = 200, rng=0) -> dict:
+    r"""Monte Carlo check of ``lem-multiclass-lp-bins``: with :math:`n_0` samples every level-set mass is within :math:`\omega/2`.
 
     Draws ``n_reps`` samples of size :func:`~companion.bounds.lemma7_sample_size`
     (with :math:`|V_\lambda|` level sets) from the scenario and records the
     largest error of the estimated masses over all level sets.  Returns
     ``n0``, ``worst`` (per repetition), ``failure_rate`` (fraction above
-    :math:`\kappa/2`, to compare with ``delta``).
+    :math:`\omega/2`, to compare with ``delta``).
     """
     lam, m = check_lam(lam)
-    kappa = check_open_unit(kappa, "kappa")
+    threshold = check_open_unit(threshold, "threshold")
     delta = check_open_unit(delta, "delta")
     n_reps = check_int(n_reps, "n_reps")
     rng = as_rng(rng)
     sc = book_multiclass_scenario(k)
-    n0 = lemma7_sample_size(kappa, level_set_count(sc.n_classes, lam), delta)
+    n0 = lemma7_sample_size(threshold, level_set_count(sc.n_classes, lam), delta)
     atom_keys = _keys_from_counts(_counts(sc.atoms, m), m)
     keys, atom_bin = np.unique(atom_keys, return_inverse=True)
     mass = np.bincount(atom_bin, weights=sc.weights)
@@ -509,4 +511,4 @@ def level_set_mass_check(k: int = 5, lam: float = 0.1, kappa: float = 0.05, delt
         atoms = rng.choice(sc.n_atoms, size=n0, p=sc.weights)
         freq = np.bincount(atom_bin[atoms], minlength=keys.size) / n0
         worst[r] = np.abs(freq - mass).max()  # level sets never reached by f have estimate and mass 0
-    return {"k": k, "kappa": kappa, "delta": delta, "n0": n0, "worst": worst, "failure_rate": float(np.mean(worst > kappa / 2))}
+    return {"k": k, "threshold": threshold, "delta": delta, "n0": n0, "worst": worst, "failure_rate": float(np.mean(worst > threshold / 2))}

@@ -129,8 +129,9 @@ def umb_zeta_optimum() -> ZetaOptimum:
 def uniform_bins_sharpness() -> tuple[sp.Expr, sp.Expr]:
     r"""Remark 9 (book ``rem-umb-tight``): sharpness risk of B uniform-mass bins for :math:`Z \sim U[0,1]`, :math:`h^*(z) = z`.
 
-    Each bin :math:`((b-1)/B, b/B]` has mass :math:`1/B` and mean
-    :math:`\theta_b` at its midpoint, so the risk is
+    Each bin :math:`((b-1)/B, b/B]` has mass :math:`1/B`; its mean
+    :math:`\theta_b = B\int_{\mathrm{bin}} z\,dz` is integrated, not assumed
+    to be the midpoint, and the risk is
     :math:`\sum_b \int_{\mathrm{bin}} (z - \theta_b)^2 dz`.  Returns
     ``(risk, residual)`` with ``residual = risk - 1/(12 B^2)`` (zero).
     """
@@ -138,6 +139,8 @@ def uniform_bins_sharpness() -> tuple[sp.Expr, sp.Expr]:
     b_count = sp.Symbol("B", positive=True, integer=True)
     j = sp.Symbol("b", positive=True, integer=True)
     lo, hi = (j - 1) / b_count, j / b_count
-    per_bin = sp.integrate((z - (lo + hi) / 2) ** 2, (z, lo, hi))
+    mass = sp.integrate(sp.Integer(1), (z, lo, hi))
+    theta = sp.integrate(z, (z, lo, hi)) / mass  # E[h*(Z) | Z in bin] with h*(z) = z
+    per_bin = sp.integrate((z - theta) ** 2, (z, lo, hi))
     risk = sp.simplify(sp.summation(sp.simplify(per_bin), (j, 1, b_count)))
     return risk, sp.simplify(risk - 1 / (12 * b_count**2))

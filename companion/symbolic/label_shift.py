@@ -46,11 +46,11 @@ def lemma10_derivatives() -> dict[str, sp.Expr]:
     r"""Lemma 10 of the paper (book: ``lem-ls-lipschitz``): derivatives of :math:`g_w` and its end-point slopes.
 
     Returns ``first`` and ``second`` (the derivatives computed by sympy,
-    factored), the residuals ``first_residual`` of :math:`g' - w_0 w_1 / D^2`
-    and ``second_residual`` of :math:`g'' + 2 w_0 w_1 (w_1 - w_0) / D^3` with
-    :math:`D = w_1 z + w_0 (1 - z)` (the closed forms used in the proof), and
+    factored), the residuals ``first_residual`` of :math:`g' - w_0 w_1 / \Lambda_w^2`
+    and ``second_residual`` of :math:`g'' + 2 w_0 w_1 (w_1 - w_0) / \Lambda_w^3` with
+    :math:`\Lambda_w = w_1 z + w_0 (1 - z)` (the closed forms used in the proof), and
     the slopes ``slope_at_0`` (:math:`w_1/w_0`) and ``slope_at_1``
-    (:math:`w_0/w_1`).  Since :math:`D > 0`, the sign of :math:`g''` is that
+    (:math:`w_0/w_1`).  Since :math:`\Lambda_w > 0`, the sign of :math:`g''` is that
     of :math:`w_0 - w_1`, so :math:`g'` is monotone and its maximum is the
     larger end-point slope.
     """
@@ -73,11 +73,11 @@ def theorem2_step2_residuals() -> dict[str, sp.Expr]:
     r"""The algebra of the proof of Theorem 2 (book: ``thm-ls-composite``) and of Corollary 9 (``cor-ls-ratio``).
 
     With true weights ``w0, w1``, estimates ``v0, v1`` and
-    :math:`D_v = v_1 z + v_0 (1-z)`, :math:`D_w = w_1 z + w_0 (1-z)`:
+    :math:`\Lambda_v = v_1 z + v_0 (1-z)`, :math:`\Lambda_w = w_1 z + w_0 (1-z)`:
 
-    * ``difference``: :math:`\hat g - g^* - (v_1 w_0 - w_1 v_0)\,z(1-z)/(D_v D_w)` (0; Step 2);
-    * ``denominator``: :math:`D_v D_w - (v_1 w_0 + w_1 v_0) z (1-z) - v_1 w_1 z^2 - v_0 w_0 (1-z)^2`
-      (0, so :math:`D_v D_w \ge (v_1 w_0 + w_1 v_0) z(1-z)`; Step 2);
+    * ``difference``: :math:`\hat g - g^* - (v_1 w_0 - w_1 v_0)\,z(1-z)/(\Lambda_v \Lambda_w)` (0; Step 2);
+    * ``denominator``: :math:`\Lambda_v \Lambda_w - (v_1 w_0 + w_1 v_0) z (1-z) - v_1 w_1 z^2 - v_0 w_0 (1-z)^2`
+      (0, so :math:`\Lambda_v \Lambda_w \ge (v_1 w_0 + w_1 v_0) z(1-z)`; Step 2);
     * ``ratio``: :math:`(v_1 w_0 - w_1 v_0)/(v_1 w_0 + w_1 v_0) - (\rho_1 - \rho_0)/(\rho_1 + \rho_0)`
       with :math:`\rho_k = v_k / w_k` (0; Step 2);
     * ``chernoff_upper``: :math:`(1 + 3\xi)(1 - \xi) - (1 + \xi)` for the

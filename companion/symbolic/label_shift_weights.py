@@ -131,18 +131,30 @@ def remark5_chain() -> dict:
       :math:`r\le 1/2`: the printed, unsquared chain is also true but ends at
       :math:`2r`, which is of the order of :math:`\|\hat w - w^*\|_2`, not of
       its square.
+    * ``paper_step_holds_on``, ``square_gap_holds_on``, ``unsquared_gap_holds_on``:
+      the sets of :math:`r\in(0,1)` on which the three gaps are :math:`\ge 0`,
+      solved by :func:`sympy.solveset` (not evaluated at sample points):
+      :math:`(0,1)`, :math:`(0,1/2]` and :math:`(0,1/2]`.  So the condition
+      :math:`r\le 1/2` of App. D is exactly what both chains need.
     """
     r = sp.Symbol("r", positive=True)
     a, b = sp.symbols("a b", positive=True)
     w0, w1, rho0, rho1 = sp.symbols("w0 w1 rho0 rho1", positive=True)
     ratio = (a - b) / (a + b)
     norm = (rho0 * w0 - w0) ** 2 + (rho1 * w1 - w1) ** 2
+    unit = sp.Interval.open(0, 1)
+    paper_step = sp.factor(sp.simplify(2 * r / (2 - 2 * r) - r))
+    square_gap = sp.factor(4 * r**2 - (r / (1 - r)) ** 2)
+    unsquared_gap = sp.factor(2 * r - r / (1 - r))
     return {
         "norm_residual": sp.expand(norm - ((rho0 - 1) ** 2 * w0**2 + (rho1 - 1) ** 2 * w1**2)),
         "ratio_da": sp.factor(sp.diff(ratio, a)),
         "ratio_db": sp.factor(sp.diff(ratio, b)),
         "corner_value": sp.simplify(ratio.subs({a: 1 + r, b: 1 - r})),
-        "paper_step_gap": sp.factor(sp.simplify(2 * r / (2 - 2 * r) - r)),
-        "square_gap": sp.factor(4 * r**2 - (r / (1 - r)) ** 2),
-        "unsquared_gap": sp.factor(2 * r - r / (1 - r)),
+        "paper_step_gap": paper_step,
+        "square_gap": square_gap,
+        "unsquared_gap": unsquared_gap,
+        "paper_step_holds_on": sp.solveset(paper_step >= 0, r, unit),
+        "square_gap_holds_on": sp.solveset(square_gap >= 0, r, unit),
+        "unsquared_gap_holds_on": sp.solveset(unsquared_gap >= 0, r, unit),
     }

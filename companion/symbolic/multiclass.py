@@ -106,16 +106,16 @@ def same_level_set_change(k: int = 4, y: int = 0) -> dict:
 
 
 def lemma11_constants() -> dict:
-    r"""Constants of the book's Lemma 11 (``lem-multiclass-lp-patch``) under :math:`|\hat q - q| \le \kappa/8`, :math:`q|\hat y_i - \bar y_i| \le \kappa/8` and :math:`q \ge \kappa/2` (one threshold :math:`\kappa` for errors and masses).
+    r"""Constants of the paper's Lemma 11 as proved in the book (``lem-multiclass-lp-patch``) under :math:`|\hat q - q| \le \omega/8`, :math:`q|\hat y_i - \bar y_i| \le \omega/8` and :math:`q \ge \omega/2` (one threshold :math:`\omega` for errors and masses).
 
     ``ratio_low`` :math:`= \min q/\hat q = 4/5`; ``gap`` :math:`= 4/5 - 1/8`
-    (lower bound on :math:`q|u_i - \bar y_i|/\kappa`); ``decrease`` :math:`=
+    (lower bound on :math:`q|u_i - \bar y_i|/\omega`); ``decrease`` :math:`=
     \mathrm{gap}^2 - (1/8)^2 = 11/25` (lower bound on the drop of the squared
-    error times :math:`q/\kappa^2`); ``decrease_minus_two_fifths`` (positive).
+    error times :math:`q/\omega^2`); ``decrease_minus_two_fifths`` (positive).
     """
-    q, beta = sp.symbols("q kappa", positive=True)
-    ratio = q / (q + beta / 8)
-    ratio_low = sp.simplify(ratio.subs(q, beta / 2))
+    q, omega = sp.symbols("q omega", positive=True)
+    ratio = q / (q + omega / 8)
+    ratio_low = sp.simplify(ratio.subs(q, omega / 2))
     increasing = sp.simplify(sp.diff(ratio, q))  # positive: the minimum is at the smallest q
     gap = ratio_low - sp.Rational(1, 8)
     decrease = sp.nsimplify(gap**2 - sp.Rational(1, 64))
@@ -129,64 +129,64 @@ def lemma11_constants() -> dict:
 
 
 def termination_constants() -> dict:
-    r"""Constants of the book's Lemmas 13-14 and Theorem 6 (``thm-multiclass-lp-main``).
+    r"""Constants of the paper's Lemmas 13-14 and Theorem 6 as proved in the book (``thm-multiclass-lp-main``).
 
     ``ratio_high`` :math:`= \max q/\hat q = 4/3`; ``group_error`` :math:`=
     4/3 + 1/8 = 35/24 \le 3/2`; ``lp_constant``: with group errors and
-    left-out masses at most :math:`\tfrac32\kappa`, Lemma 14 gives
-    :math:`(2^{p-1}\cdot 4(\tfrac32\kappa)^{p-1})^{1/p} = 3(4/3)^{1/p}\kappa^{1-1/p}`
+    left-out masses at most :math:`\tfrac32\omega`, Lemma 14 gives
+    :math:`(2^{p-1}\cdot 4(\tfrac32\omega)^{p-1})^{1/p} = 3(4/3)^{1/p}\omega^{1-1/p}`
     (``lp_residual`` is the difference, zero); ``threshold``: the root
-    :math:`\kappa` of :math:`4\kappa^{1-1/p} = \varepsilon`; ``iterations``:
-    :math:`(2 + D)/(\tfrac25\kappa^2)` with :math:`D = 4\lambda\log_{3/2}(2/\kappa)`.
+    :math:`\omega` of :math:`4\omega^{1-1/p} = \varepsilon`; ``iterations``:
+    :math:`(2 + D)/(\tfrac25\omega^2)` with :math:`D = 4\lambda\log_{3/2}(2/\omega)`.
     """
-    q, beta, p, eps, lam = sp.symbols("q kappa p varepsilon lambda", positive=True)
-    a = beta  # one threshold for errors and masses
-    ratio_high = sp.simplify((q / (q - beta / 8)).subs(q, beta / 2))
+    q, omega, p, eps, lam = sp.symbols("q omega p varepsilon lambda", positive=True)
+    a = omega  # one threshold for errors and masses
+    ratio_high = sp.simplify((q / (q - omega / 8)).subs(q, omega / 2))
     group_error = ratio_high + sp.Rational(1, 8)
     bound = (2 ** (p - 1) * 4 * (sp.Rational(3, 2) * a) ** (p - 1)) ** (1 / p)
     claim = 3 * sp.Rational(4, 3) ** (1 / p) * a ** (1 - 1 / p)
     lp_residual = sp.simplify(sp.expand_power_base(sp.log(bound) - sp.log(claim), force=True).expand(force=True))
-    (kappa_root,) = sp.solve(sp.Eq(4 * a ** ((p - 1) / p), eps), a)
-    d = 4 * lam * sp.log(2 / beta) / sp.log(sp.Rational(3, 2))
+    (omega_root,) = sp.solve(sp.Eq(4 * a ** ((p - 1) / p), eps), a)
+    d = 4 * lam * sp.log(2 / omega) / sp.log(sp.Rational(3, 2))
     return {
         "ratio_high": ratio_high,
         "group_error": group_error,
         "group_error_minus_three_halves": group_error - sp.Rational(3, 2),
         "lp_bound": bound,
         "lp_residual": lp_residual,
-        "threshold": sp.simplify(kappa_root),
-        "threshold_residual": sp.simplify(kappa_root - (eps / 4) ** (p / (p - 1))),
-        "iterations": (5 + 10 * lam * sp.log(2 / beta) / sp.log(sp.Rational(3, 2))) / a**2,
-        "iterations_residual": sp.simplify((2 + d) / (sp.Rational(2, 5) * a**2) - (5 + 10 * lam * sp.log(2 / beta) / sp.log(sp.Rational(3, 2))) / a**2),
+        "threshold": sp.simplify(omega_root),
+        "threshold_residual": sp.simplify(omega_root - (eps / 4) ** (p / (p - 1))),
+        "iterations": (5 + 10 * lam * sp.log(2 / omega) / sp.log(sp.Rational(3, 2))) / a**2,
+        "iterations_residual": sp.simplify((2 + d) / (sp.Rational(2, 5) * a**2) - (5 + 10 * lam * sp.log(2 / omega) / sp.log(sp.Rational(3, 2))) / a**2),
     }
 
 
 def lemma8_constants() -> dict:
-    r"""The book's Lemma 8 (``lem-multiclass-lp-disjoint``): Laplace tail, privacy and the accuracy budget.
+    r"""The paper's Lemma 8 as proved in the book (``lem-multiclass-lp-disjoint``): Laplace tail, privacy and the accuracy budget.
 
     ``tail``: :math:`P[|L| > t] = e^{-t/b}` for :math:`L \sim \mathrm{Laplace}(b)`
-    (``tail_residual`` zero); with privacy parameter :math:`\omega = \nu/4`, :math:`c = \nu/4`,
-    :math:`b = 8/(n\nu)` and :math:`n = 32\log(4kT/(\delta\nu))/\nu^2`:
-    ``noise_radius`` :math:`= b\log(kT/\delta')` at :math:`\delta' = \delta\nu/4`
-    equals :math:`\nu/4` (``noise_residual`` zero); ``exp_gap``
-    :math:`= \nu/3 - (e^{\nu/4} - 1)` at :math:`\nu = 1` (positive, and the
-    gap is concave so it is non-negative on [0, 1]); ``total`` :math:`= \nu/4 + \nu/3 + \nu/4 = 5\nu/6`.
+    (``tail_residual`` zero); with privacy parameter :math:`\varepsilon_{\mathrm{DP}} = \psi/4`, :math:`c = \psi/4`,
+    :math:`b = 8/(n\psi)` and :math:`n = 32\log(4kT/(\delta\psi))/\psi^2`:
+    ``noise_radius`` :math:`= b\log(kT/\delta')` at :math:`\delta' = \delta\psi/4`
+    equals :math:`\psi/4` (``noise_residual`` zero); ``exp_gap``
+    :math:`= \psi/3 - (e^{\psi/4} - 1)` at :math:`\psi = 1` (positive, and the
+    gap is concave so it is non-negative on [0, 1]); ``total`` :math:`= \psi/4 + \psi/3 + \psi/4 = 5\psi/6`.
     """
-    x, t, b, eta, n, k, big_t, delta = sp.symbols("x t b nu n k T delta", positive=True)
+    x, t, b, psi, n, k, big_t, delta = sp.symbols("x t b psi n k T delta", positive=True)
     density = sp.exp(-x / b) / (2 * b)
     tail = 2 * sp.integrate(density, (x, t, sp.oo))
-    b_value = 8 / (n * eta)
-    n_value = 32 * sp.log(4 * k * big_t / (delta * eta)) / eta**2
-    radius = (b_value * sp.log(k * big_t / (delta * eta / 4))).subs(n, n_value)
-    gap = eta / 3 - (sp.exp(eta / 4) - 1)
+    b_value = 8 / (n * psi)
+    n_value = 32 * sp.log(4 * k * big_t / (delta * psi)) / psi**2
+    radius = (b_value * sp.log(k * big_t / (delta * psi / 4))).subs(n, n_value)
+    gap = psi / 3 - (sp.exp(psi / 4) - 1)
     return {
         "tail": sp.simplify(tail),
         "tail_residual": sp.simplify(tail - sp.exp(-t / b)),
         "noise_radius": sp.simplify(radius),
-        "noise_residual": sp.simplify(radius - eta / 4),
-        "exp_gap_at_1": gap.subs(eta, 1),
-        "exp_gap_second_derivative": sp.diff(gap, eta, 2),
-        "total": eta / 4 + eta / 3 + eta / 4,
+        "noise_residual": sp.simplify(radius - psi / 4),
+        "exp_gap_at_1": gap.subs(psi, 1),
+        "exp_gap_second_derivative": sp.diff(gap, psi, 2),
+        "total": psi / 4 + psi / 3 + psi / 4,
     }
 
 

@@ -1,0 +1,653 @@
+r"""Conformal prediction sets for classification: split, weighted (label shift) and label-conditional.
+
+Source: paper 001 (Podkopaev and Ramdas), section 2 and Appendix B.  Book:
+chapter ``chap-conformal-label-shift`` (``def-conf-scores``,
+``def-conf-split``, ``def-conf-weighted``, ``def-conf-label-conditional``,
+``thm-conf-split``, ``thm-conf-weighted``).
+
+Conventions shared by every function here
+------------------------------------------
+* Labels are class positions ``0, ..., k-1`` (column ``y`` of a probability
+  matrix belongs to label ``y``).  :func:`companion.shift.encode_labels` maps
+  other labels to positions.
+* A *score* :math:`s(x, y, u)\in[0, 1]` is computed for every candidate label;
+  **a label is in the prediction set when its score is at most its
+  threshold** (``score <= threshold``).
+* Quantiles follow the paper's footnote to eq. (7):
+  :math:`Q_\beta(F) = \inf\{z : F(z)\ge\beta\}`, and
+  :math:`Q_\beta(\{z_1,\dots,z_m\})` is the quantile of the empirical
+  distribution of the multiset.  Hence the split threshold
+  :math:`Q_{1-\alpha}(\{s_1,\dots,s_n\}\cup\{1\})` is the
+  :math:`\lceil(1-\alpha)(n+1)\rceil`-th smallest calibration score, or 1
+  when that rank exceeds :math:`n`.  The rank is computed in exact rational
+  arithmetic: a float ``alpha`` is read as the shortest decimal that rounds to
+  it (Python's ``repr``; ``0.3`` means 3/10), a :class:`fractions.Fraction`
+  is used as it is.
+* Every function accepts leading *batch* axes (independent repetitions), so
+  that a simulation of ``R`` calibration sets is one call: calibration scores
+  of shape ``(..., n)``, test scores ``(..., n_test, k)``.
+
+Complexity: one sort of the calibration scores per fit
+(:math:`O(n\log n)`), cumulative weights reused for all :math:`k` candidate
+labels; prediction is a comparison, :math:`O(n_{test}k)`.  No
+:math:`n\times n` arrays.
+"""
+
+from __future__ import annotations
+
+import numbers
+from fractions import Fraction
+from typing import NamedTuple
+
+import numpy as np
+
+from ._checks import as_rng
+
+__all__ = [
+    "SCORE_KINDS",
+    "SIMPLEX_ATOL",
+    "mass_above",
+    "conformal_scores",
+    "true_label_scores",
+    "conformal_rank",
+    "split_threshold",
+    "weighted_masses",
+    "weighted_thresholds",
+    "label_conditional_thresholds",
+    "prediction_sets",
+    "oracle_sets",
+    "Coverage",
+    "coverage",
+    "set_sizes",
+]
+
+#: The score kinds of :func:`conformal_scores`.
+SCORE_KINDS = ("rho", "randomized", "scheme2", "lac")
+
+#: Tolerance on the row sums of a probability matrix.
+SIMPLEX_ATOL = 1e-9
+
+
+# ---------------------------------------------------------------------------
+# Validation
+# ---------------------------------------------------------------------------
+
+
+def _real(x, name: str) -> np.ndarray:
+    """``x`` as a float array; booleans, complex numbers, strings and objects are refused."""
+    raw = np.asarray(x)
+    if raw.dtype.kind not in "iuf":
+        raise ValueError(f"{name} must be an array of real numbers, got dtype {raw.dtype}")
+    return raw.astype(float)
+
+
+def _flag(x, name: str) -> bool:
+    if not isinstance(x, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {x!r}")
+    return bool(x)
+
+
+_MAX_INT = 2**62
+
+
+def _as_probs(probs, name: str = "probs") -> np.ndarray:
+    p = _real(probs, name)
+    if p.ndim < 2 or p.shape[-1] < 2 or p.shape[-2] < 1:
+        raise ValueError(f"{name} must have shape (..., n, k) with n >= 1 points and k >= 2 classes, got {p.shape}")
+    if not np.all(np.isfinite(p)):
+        raise ValueError(f"{name} must be finite (found NaN or infinity)")
+    if np.any((p < 0.0) | (p > 1.0)):
+        raise ValueError(f"{name} must hold probabilities in [0, 1]")
+    off = np.abs(p.sum(axis=-1) - 1.0)
+    if np.any(off > SIMPLEX_ATOL):
+        raise ValueError(f"{name} must have rows summing to 1 (within {SIMPLEX_ATOL:g}); worst row is off by {off.max():.3g}")
+    return p
+
+
+def _as_scores(scores, name: str, *, min_ndim: int = 1) -> np.ndarray:
+    s = _real(scores, name)
+    if s.ndim < min_ndim or s.size == 0:
+        raise ValueError(f"{name} must be a non-empty array with at least {min_ndim} dimension(s), got shape {s.shape}")
+    if not np.all(np.isfinite(s)):
+        raise ValueError(f"{name} must be finite (found NaN or infinity)")
+    if np.any((s < 0.0) | (s > 1.0)):
+        raise ValueError(f"{name} must lie in [0, 1] (conformal scores of paper 001 eq. (6))")
+    return s
+
+
+def _as_label_array(y, name: str, shape: tuple, n_classes: int | None, other: str = "the scores") -> np.ndarray:
+    raw = np.asarray(y)
+    if raw.shape != shape:
+        raise ValueError(f"{name} must have shape {shape} to match {other}, got {raw.shape}")
+    if raw.dtype.kind == "b" or raw.dtype.kind not in "iuf":
+        raise ValueError(f"{name} must hold integer class positions 0, ..., k-1")
+    if raw.dtype.kind == "f" and (not np.all(np.isfinite(raw)) or np.any(raw != np.round(raw))):
+        raise ValueError(f"{name} must hold integer class positions 0, ..., k-1")
+    codes = raw.astype(np.int64)
+    hi = n_classes - 1 if n_classes is not None else None
+    if np.any(codes < 0) or (hi is not None and np.any(codes > hi)):
+        raise ValueError(f"{name} must hold class positions in {{0, ..., {hi}}}")
+    return codes
+
+
+def _scalar(x):
+    """Unwrap numpy scalars and 0-d arrays to Python numbers (other values pass through)."""
+    if isinstance(x, (np.ndarray, np.generic)) and np.ndim(x) == 0:
+        return x.item()
+    return x
+
+
+def _as_level(alpha, name: str = "alpha") -> Fraction:
+    """``alpha`` in (0, 1) as an exact fraction (a float read as its shortest decimal)."""
+    alpha = _scalar(alpha)
+    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
+        raise ValueError(f"{name} must be a real number in (0, 1), got {alpha!r}")
+    if isinstance(alpha, numbers.Rational):
+        frac = Fraction(alpha)
+    else:
+        a = float(alpha)
+        if not np.isfinite(a):
+            raise ValueError(f"{name} must lie in the open interval (0, 1), got {alpha!r}")
+        frac = Fraction(repr(a))
+    if not (0 < frac < 1):
+        raise ValueError(f"{name} must lie in the open interval (0, 1), got {alpha!r}")
+    return frac
+
+
+def _as_levels(alpha, k: int, name: str = "alpha") -> list[Fraction]:
+    """A scalar level or one level per class, as exact fractions."""
+    if np.ndim(alpha) == 0:
+        return [_as_level(alpha, name)] * k
+    arr = np.asarray(alpha, dtype=object).ravel()
+    if np.ndim(alpha) != 1 or arr.size != k:
+        raise ValueError(f"{name} must be a scalar or hold one level per class ({k}), got shape {np.shape(alpha)}")
+    return [_as_level(a.item() if isinstance(a, np.generic) else a, f"{name}[{j}]") for j, a in enumerate(arr)]
+
+
+def _ceil_rank(levels: list[Fraction], counts: np.ndarray) -> np.ndarray:
+    r"""Exact :math:`\lceil(1-\alpha_j)(m+1)\rceil` for counts ``(..., k)`` and levels ``alpha_j`` (Python integers)."""
+    counts = np.asarray(counts, dtype=np.int64)
+    out = np.empty(counts.shape, dtype=np.int64)
+    for j, a in enumerate(levels):  # a loop over the k classes
+        num, den = (1 - a).numerator, (1 - a).denominator
+        m1 = counts[..., j].astype(object) + 1
+        out[..., j] = np.asarray(-((-(m1 * num)) // den), dtype=object).astype(np.int64)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Scores (paper 001 eqs. (3)-(6), (19), (20))
+# ---------------------------------------------------------------------------
+
+
+def mass_above(probs) -> np.ndarray:
+    r"""Probability mass of the labels strictly more likely than each label (paper 001 eq. (3)).
+
+    :math:`M_y(x;\hat\eta) = \sum_{y'}\hat\eta_{y'}(x)\,1\{\hat\eta_{y'}(x) > \hat\eta_y(x)\}`
+    (the paper's :math:`\rho_y(x;\hat\pi)`; book ``def-conf-scores``).  Tied
+    labels share the mass above the tie.  One sort per row,
+    :math:`O(k\log k)`; for :math:`k\le8` a pairwise comparison, :math:`O(k^2)`.
+
+    Parameters
+    ----------
+    probs : array_like, shape (..., n, k)
+        Rows of the probability simplex.
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., n, k)
+    """
+    p = _as_probs(probs)
+    return _mass_above(p)
+
+
+def _mass_above(p: np.ndarray) -> np.ndarray:
+    k = p.shape[-1]
+    if k <= 8:  # few classes: pairwise comparison, O(k^2) per row, faster than sorting
+        return np.sum(np.where(p[..., None, :] > p[..., :, None], p[..., None, :], 0.0), axis=-1)
+    order = np.argsort(-p, axis=-1, kind="stable")
+    v = np.take_along_axis(p, order, axis=-1)  # descending
+    excl = np.cumsum(v, axis=-1) - v  # mass strictly before each position
+    idx = np.broadcast_to(np.arange(k), v.shape)
+    new = np.ones(v.shape, dtype=bool)
+    new[..., 1:] = v[..., 1:] != v[..., :-1]
+    start = np.maximum.accumulate(np.where(new, idx, 0), axis=-1)  # first position of each tie group
+    above_sorted = np.take_along_axis(excl, start, axis=-1)
+    out = np.empty_like(p)
+    np.put_along_axis(out, order, above_sorted, axis=-1)
+    return out
+
+
+def _uniforms(shape: tuple, rng, u, kind: str) -> np.ndarray:
+    if u is not None:
+        try:
+            uu = np.asarray(u, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"u must be an array of real numbers ({exc})") from None
+        if uu.shape != shape:
+            raise ValueError(f"u must hold one uniform per point, shape {shape}, got {uu.shape}")
+        if not np.all(np.isfinite(uu)) or np.any((uu < 0.0) | (uu > 1.0)):
+            raise ValueError("u must lie in [0, 1]")
+        return uu
+    if rng is None:
+        raise ValueError(f"rng (a numpy Generator or a seed) or u is required for kind={kind!r}, which is randomised")
+    return as_rng(rng).random(shape)
+
+
+def conformal_scores(probs, kind: str = "randomized", rng=None, *, u=None) -> np.ndarray:
+    r"""Non-conformity scores of every label of every point (paper 001 eqs. (6), (19), (20)).
+
+    With :math:`M_y = M_y(x;\hat\eta)` of :func:`mass_above` and one uniform
+    :math:`u` per point, shared by its labels:
+
+    * ``"rho"``: :math:`M_y` (the non-randomised score of eq. (19));
+    * ``"randomized"``: :math:`M_y + u\,\hat\eta_y` (scheme 1, eqs. (5)-(6));
+    * ``"scheme2"``: :math:`1\{M_y > 0\}(M_y + u\,\hat\eta_y)` (eq. (20): the
+      most likely label is never randomised away);
+    * ``"lac"``: :math:`1 - \hat\eta_y` (the least-ambiguous-set score, for comparison).
+
+    Book: ``def-conf-scores``.  A label enters a set when its score is at most
+    its threshold.  Mathematically every score lies in [0, 1]; the sums
+    :math:`M_y+u\hat\eta_y` can exceed 1 by a few units in the last place, and
+    are capped at 1 (a rounding guard, not a change of the data).
+
+    Parameters
+    ----------
+    probs : array_like, shape (..., n, k)
+        Classifier probabilities (rows of the simplex).
+    kind : {"rho", "randomized", "scheme2", "lac"}
+    rng : numpy.random.Generator or int, optional
+        Source of the uniforms for the randomised kinds.
+    u : array_like, shape (..., n), optional
+        The uniforms themselves (overrides ``rng``), e.g. to share them between
+        conformal and oracle sets.
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., n, k)
+    """
+    if kind not in SCORE_KINDS:
+        raise ValueError(f"kind must be one of {SCORE_KINDS}, got {kind!r}")
+    p = _as_probs(probs)
+    if kind == "lac":
+        return 1.0 - p
+    above = _mass_above(p)
+    if kind == "rho":
+        return above
+    uu = _uniforms(p.shape[:-1], rng, u, kind)
+    s = np.minimum(above + uu[..., None] * p, 1.0)
+    if kind == "scheme2":
+        s = np.where(above > 0.0, s, 0.0)
+    return s
+
+
+def true_label_scores(scores, y) -> np.ndarray:
+    """The score of the observed label of every point: ``scores[..., i, y_i]``, shape ``(..., n)``."""
+    s = _as_scores(scores, "scores", min_ndim=2)
+    codes = _as_label_array(y, "y", s.shape[:-1], s.shape[-1])
+    return np.take_along_axis(s, codes[..., None], axis=-1)[..., 0]
+
+
+# ---------------------------------------------------------------------------
+# Thresholds (paper 001 eqs. (7)-(10))
+# ---------------------------------------------------------------------------
+
+
+def conformal_rank(n, alpha) -> int:
+    r"""The rank :math:`\lceil(1-\alpha)(n+1)\rceil` of the split threshold, in exact arithmetic.
+
+    The threshold is the score of this rank among ``n`` calibration scores,
+    or 1 when the rank is :math:`n+1` (book ``def-conf-split``).
+    """
+    n = _scalar(n)
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or not 1 <= n <= _MAX_INT:
+        raise ValueError(f"n must be a positive integer (the number of calibration scores, at most 2**62), got {n!r}")
+    return int(_ceil_rank([_as_level(alpha)], np.array([int(n)]))[0])
+
+
+def split_threshold(cal_scores, alpha) -> np.ndarray | float:
+    r"""Split-conformal threshold :math:`Q_{1-\alpha}(\{s_i\}_{i\le n}\cup\{1\})` (paper 001 eq. (7)).
+
+    Book: ``def-conf-split``, ``thm-conf-split``.  The
+    :math:`\lceil(1-\alpha)(n+1)\rceil`-th smallest score (exact rank, see
+    :func:`conformal_rank`), or 1 when the rank exceeds ``n``.
+
+    Parameters
+    ----------
+    cal_scores : array_like, shape (..., n)
+        Scores of the calibration points at their true labels
+        (:func:`true_label_scores`), in [0, 1].
+    alpha : float or fractions.Fraction
+        Miscoverage level in (0, 1).
+
+    Returns
+    -------
+    float, or numpy.ndarray of shape ``(...)`` for batched input.
+    """
+    s = _as_scores(cal_scores, "cal_scores")
+    n = s.shape[-1]
+    rank = conformal_rank(n, alpha)
+    if rank > n:
+        out = np.ones(s.shape[:-1])
+    else:
+        out = np.partition(s, rank - 1, axis=-1)[..., rank - 1]
+    return float(out) if out.ndim == 0 else out
+
+
+def _check_weights(weights, k: int | None, batch_shape: tuple) -> np.ndarray:
+    w = _real(weights, "weights")
+    if w.ndim < 1 or (k is not None and w.shape[-1] != k) or w.shape[-1] < 2:
+        raise ValueError(f"weights must hold one weight per class in its last axis, got shape {w.shape}")
+    if w.ndim > 1:
+        try:
+            np.broadcast_shapes(w.shape[:-1], batch_shape)
+        except ValueError:
+            raise ValueError(f"weights leading axes {w.shape[:-1]} do not match the batch axes {batch_shape} of cal_scores") from None
+    if not np.all(np.isfinite(w)):
+        raise ValueError("weights must be finite (found NaN or infinity)")
+    if np.any(w < 0):
+        raise ValueError("weights must be non-negative (importance weights q_y/p_y)")
+    if np.any(~np.any(w > 0, axis=-1)):
+        raise ValueError("weights must not be all zero")
+    return w
+
+
+def weighted_masses(y_cal, weights, y) -> np.ndarray:
+    r"""The masses :math:`\varpi_i(y)` of eq. (9): calibration point :math:`i\le n` and the test point :math:`n+1`.
+
+    :math:`\varpi_i(y) = w(Y_i)/(\sum_{j\le n}w(Y_j) + w(y))` for :math:`i\le n`
+    and :math:`\varpi_{n+1}(y) = w(y)/(\sum_{j\le n}w(Y_j)+w(y))` (book
+    ``def-conf-weighted``).  Shape ``(n + 1,)``; for exposition and tests.
+    """
+    codes = np.asarray(y_cal)
+    if codes.ndim != 1 or codes.size == 0:
+        raise ValueError(f"y_cal must be a non-empty 1-dimensional array of class positions, got shape {codes.shape}")
+    w = _check_weights(weights, None, ())
+    if w.ndim != 1:
+        raise ValueError("weights must be 1-dimensional here (one weight per class)")
+    codes = _as_label_array(codes, "y_cal", codes.shape, w.size)
+    y = _scalar(y)
+    if isinstance(y, bool) or not isinstance(y, numbers.Integral) or not 0 <= y < w.size:
+        raise ValueError(f"y must be a class position in 0, ..., {w.size - 1}, got {y!r}")
+    mass = np.append(w[codes], w[y])
+    total = mass.sum()
+    if total <= 0:
+        raise ValueError("the weights of the calibration labels and of y are all zero: eq. (9) is 0/0")
+    return mass / total
+
+
+def weighted_thresholds(cal_scores, y_cal, weights, alpha) -> np.ndarray:
+    r"""Label-shift weighted thresholds :math:`t_w(y)`, one per candidate label (paper 001 eqs. (8)-(9)).
+
+    For candidate label :math:`y`,
+    :math:`t_w(y) = Q_{1-\alpha}\bigl(\sum_{i\le n}\varpi_i(y)\delta_{s_i} + \varpi_{n+1}(y)\delta_1\bigr)`
+    with the masses :math:`\varpi` of :func:`weighted_masses`.  Equivalently,
+    with the calibration scores sorted, :math:`s_{(1)}\le\dots\le s_{(n)}`, and
+    :math:`C_j` the cumulative weight :math:`\sum_{l\le j}w(Y_{(l)})`,
+    :math:`t_w(y) = s_{(j)}` for the first :math:`j` with
+    :math:`C_j\ge(1-\alpha)(C_n+w(y))`, and 1 if there is none.  All
+    :math:`k` thresholds come from the same sort and cumulative sum.
+
+    Book: ``def-conf-weighted``, ``thm-conf-weighted``.  When the weights of
+    all classes are equal the distribution is the unweighted one of eq. (7)
+    and the exact rank of :func:`split_threshold` is used, so uniform weights
+    give back the split threshold exactly; otherwise the comparison with the
+    level is in floating point.
+
+    Parameters
+    ----------
+    cal_scores : array_like, shape (..., n)
+        Calibration scores at the true labels, in [0, 1].
+    y_cal : array_like of int, shape (..., n)
+        Calibration labels (class positions).
+    weights : array_like, shape (k,) or (..., k)
+        Importance weights :math:`w(y) = q_y/p_y` (only their ratios matter):
+        finite, non-negative, not all zero.
+    alpha : float or fractions.Fraction
+        Miscoverage level in (0, 1).
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., k)
+    """
+    s = _as_scores(cal_scores, "cal_scores")
+    w = _check_weights(weights, None, s.shape[:-1])
+    k = w.shape[-1]
+    codes = _as_label_array(y_cal, "y_cal", s.shape, k, "cal_scores")
+    level = _as_level(alpha)
+    batch = np.broadcast_shapes(s.shape[:-1], w.shape[:-1])
+    s = np.broadcast_to(s, batch + s.shape[-1:])
+    codes = np.broadcast_to(codes, s.shape)
+    w = np.broadcast_to(w, batch + (k,))
+    n = s.shape[-1]
+    order = np.argsort(s, axis=-1, kind="stable")
+    s_sorted = np.take_along_axis(s, order, axis=-1)
+    wc = np.take_along_axis(w, np.take_along_axis(codes, order, axis=-1), axis=-1)  # weights of the sorted points
+    cum = np.cumsum(wc, axis=-1)
+    total = cum[..., -1:]
+    denom = total + w
+    if np.any(denom <= 0):
+        raise ValueError("weights of the calibration labels and of a candidate label are all zero: eq. (9) is 0/0 for it")
+    lvl = float(level.numerator) / float(level.denominator)
+    target = (1.0 - lvl) * denom  # (..., k)
+    # first j with cum_j >= target (0-based), n when none: one binary search per row and label
+    cum_rows, target_rows = cum.reshape(-1, n), target.reshape(-1, k)
+    j = np.empty(target_rows.shape, dtype=np.int64)
+    for r in range(cum_rows.shape[0]):  # a loop over repetitions, not over samples
+        j[r] = np.searchsorted(cum_rows[r], target_rows[r], side="left")
+    j = j.reshape(target.shape)
+    out = np.where(j < n, np.take_along_axis(s_sorted, np.minimum(j, n - 1), axis=-1), 1.0)
+    # equal weights for all classes: the unweighted distribution, exact rank
+    uniform = np.all(w == w[..., :1], axis=-1)
+    if np.any(uniform):
+        rank = conformal_rank(n, level)
+        exact = s_sorted[..., rank - 1] if rank <= n else np.ones(batch)
+        out = np.where(uniform[..., None], np.asarray(exact)[..., None], out)
+    return out
+
+
+def label_conditional_thresholds(cal_scores, y_cal, alpha, n_classes: int | None = None) -> np.ndarray:
+    r"""Label-conditional thresholds :math:`t_c(y) = Q_{1-\alpha_y}(\{s_i : Y_i = y\}\cup\{1\})` (paper 001 eq. (10)).
+
+    Book: ``def-conf-label-conditional``.  For each class, the exact rank
+    :math:`\lceil(1-\alpha_y)(n_y+1)\rceil` among the :math:`n_y` calibration
+    scores of that class, or 1 when the rank exceeds :math:`n_y`.  One sort by
+    (label, score) for all classes.
+
+    Parameters
+    ----------
+    cal_scores : array_like, shape (..., n)
+        Calibration scores at the true labels, in [0, 1].
+    y_cal : array_like of int, shape (..., n)
+        Calibration labels; every class must occur (in every batch row).
+    alpha : float, Fraction, or sequence of k of them
+        One miscoverage level, or one per class, each in (0, 1).
+    n_classes : int, optional
+        Number of classes ``k``; default: the length of ``alpha`` if it is a
+        sequence, otherwise ``max(y_cal) + 1``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., k)
+    """
+    s = _as_scores(cal_scores, "cal_scores")
+    n_classes = _scalar(n_classes)
+    if n_classes is None:
+        if np.ndim(alpha) == 1:
+            n_classes = len(alpha)
+            if n_classes < 2:
+                raise ValueError(f"alpha must be a scalar or hold one level per class (at least 2), got {len(alpha)}")
+        else:
+            codes = _as_label_array(y_cal, "y_cal", s.shape, None, "cal_scores")
+            n_classes = max(int(np.max(codes)) + 1, 2)
+    if isinstance(n_classes, bool) or not isinstance(n_classes, numbers.Integral) or not 2 <= n_classes <= 2**31:
+        raise ValueError(f"n_classes must be an integer >= 2 (and at most 2**31), got {n_classes!r}")
+    k = int(n_classes)
+    codes = _as_label_array(y_cal, "y_cal", s.shape, k, "cal_scores")
+    levels = _as_levels(alpha, k)
+    counts = np.sum(codes[..., None] == np.arange(k), axis=-2)  # (..., k)
+    if np.any(counts == 0):
+        cls = int(np.flatnonzero(np.any(counts.reshape(-1, k) == 0, axis=0))[0])
+        raise ValueError(
+            f"class {cls} is absent from the calibration set (y_cal): its label-conditional threshold "
+            "(eq. (10)) would be Q({1}) = 1, a label always included; collect calibration data of every class"
+        )
+    order = np.lexsort((s, codes), axis=-1)
+    s_sorted = np.take_along_axis(s, order, axis=-1)
+    start = np.cumsum(counts, axis=-1) - counts  # first position of each class in the sorted order
+    rank = _ceil_rank(levels, counts)  # 1-based rank within the class
+    pos = np.minimum(start + rank - 1, s.shape[-1] - 1)
+    out = np.take_along_axis(s_sorted, pos, axis=-1)
+    return np.where(rank > counts, 1.0, out)
+
+
+# ---------------------------------------------------------------------------
+# Sets and their evaluation
+# ---------------------------------------------------------------------------
+
+
+def prediction_sets(test_scores, thresholds, include_top: bool = False, *, probs=None) -> np.ndarray:
+    r"""Prediction sets :math:`\{y : s(x, y, u)\le t(y)\}` as a boolean array (paper 001 eqs. (7), (8), (10)).
+
+    Book: ``def-conf-split``, ``def-conf-weighted``, ``def-conf-label-conditional``.
+
+    Parameters
+    ----------
+    test_scores : array_like, shape (..., n_test, k)
+        Scores of every label of every test point (:func:`conformal_scores`).
+    thresholds : float or array_like, shape (...) or (..., k)
+        One threshold for all labels (split conformal; shape ``(...)`` in a
+        batch) or one per label (weighted, label-conditional; shape ``(..., k)``).
+    include_top : bool
+        Always keep the most likely label (paper 001 App. B.2: at the
+        prediction step only; the thresholds are unchanged).
+    probs : array_like, shape (..., n_test, k), optional
+        The probabilities that define "most likely" (ties: the first), used
+        only with ``include_top=True``.  Without them the label of smallest
+        score is kept (ties: the first): for every kind of
+        :func:`conformal_scores` that is the most likely label, since it
+        scores :math:`u\hat\eta_{\max}\le\hat\eta_{\max}` (randomised) or 0,
+        and every other label at least :math:`\hat\eta_{\max}`
+        (for ``"lac"``, :math:`1-\hat\eta_y` is smallest at the most likely label).
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (..., n_test, k)
+    """
+    s = _as_scores(test_scores, "test_scores", min_ndim=2)
+    include_top = _flag(include_top, "include_top")
+    k = s.shape[-1]
+    t = _real(thresholds, "thresholds")
+    if not np.all(np.isfinite(t)):
+        raise ValueError("thresholds must be finite")
+    batch = s.shape[:-2]
+    if t.ndim == len(batch):
+        t = t[..., None, None]  # one threshold for all labels
+    elif t.ndim == len(batch) + 1 and t.shape[-1] == k:
+        t = t[..., None, :]
+    else:
+        raise ValueError(f"thresholds must have shape {batch} (one for all labels) or {batch + (k,)} (one per label), got {t.shape}")
+    try:
+        sets = s <= t
+    except ValueError:
+        raise ValueError(f"thresholds of shape {np.shape(thresholds)} do not match the batch axes {batch} of test_scores") from None
+    if include_top:
+        if probs is None:
+            top = np.argmin(s, axis=-1)  # the most likely label for every kind of conformal_scores
+        else:
+            p = _as_probs(probs)
+            if p.shape != s.shape:
+                raise ValueError(f"probs must have the shape of test_scores {s.shape}, got {p.shape}")
+            top = np.argmax(p, axis=-1)
+        sets = sets.copy()
+        np.put_along_axis(sets, top[..., None], True, axis=-1)
+    elif probs is not None:
+        raise ValueError("probs is only used with include_top=True")
+    return sets
+
+
+def oracle_sets(probs, alpha, *, randomized: bool = False, rng=None, u=None, break_ties: bool = False) -> np.ndarray:
+    r"""Oracle sets of paper 001 eqs. (3)-(4), with the tie-breaking rule of its App. B.1.
+
+    Non-randomised: :math:`\{y : M_y(x;\eta) < 1-\alpha\}`; randomised:
+    :math:`\{y : M_y + u\,\eta_y\le1-\alpha\}`.  With ``break_ties=True`` the
+    labels of equal probability are put in a uniformly random order first and
+    :math:`M_y` counts the mass of all labels before :math:`y` in that order,
+    which includes tied labels one at a time until the mass reaches
+    :math:`1-\alpha` (App. B.1; book ``def-conf-oracle``).  ``probs`` are the
+    true posteriors :math:`\eta(x)`.
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (..., n, k)
+    """
+    p = _as_probs(probs)
+    level = _as_level(alpha)
+    randomized, break_ties = _flag(randomized, "randomized"), _flag(break_ties, "break_ties")
+    if rng is not None:
+        rng = as_rng(rng)
+    beta = 1.0 - float(level.numerator) / float(level.denominator)
+    if break_ties:
+        if rng is None:
+            raise ValueError("break_ties=True needs rng (the random order of tied labels)")
+        gen = as_rng(rng)
+        key = gen.random(p.shape)
+        order = np.lexsort((key, -p), axis=-1)
+        v = np.take_along_axis(p, order, axis=-1)
+        above = np.empty_like(p)
+        np.put_along_axis(above, order, np.cumsum(v, axis=-1) - v, axis=-1)
+        rng = gen
+    else:
+        above = _mass_above(p)
+    if not randomized:
+        return above < beta
+    uu = _uniforms(p.shape[:-1], rng, u, "randomized oracle")
+    return above + uu[..., None] * p <= beta
+
+
+class Coverage(NamedTuple):
+    """Empirical coverage of prediction sets.
+
+    ``marginal``: fraction of points whose label is in their set (shape
+    ``(...)``); ``per_class``: the same among the points of each class,
+    ``nan`` for a class absent from the sample (shape ``(..., k)``);
+    ``mean_size``: average set size (shape ``(...)``).
+    """
+
+    marginal: np.ndarray | float
+    per_class: np.ndarray
+    mean_size: np.ndarray | float
+
+
+def set_sizes(sets) -> np.ndarray:
+    """Number of labels in every set, shape ``(..., n)``."""
+    b = np.asarray(sets)
+    if b.dtype != bool or b.ndim < 2:
+        raise ValueError(f"sets must be a boolean array of shape (..., n, k), got dtype {b.dtype} and shape {b.shape}")
+    return b.sum(axis=-1)
+
+
+def coverage(sets, y) -> Coverage:
+    """Marginal and per-class coverage and mean size of prediction sets (book ``def-conf-coverage``).
+
+    Parameters
+    ----------
+    sets : array_like of bool, shape (..., n, k)
+    y : array_like of int, shape (..., n)
+        True labels (class positions).
+    """
+    b = np.asarray(sets)
+    if b.dtype != bool or b.ndim < 2 or b.shape[-2] == 0:
+        raise ValueError(f"sets must be a non-empty boolean array of shape (..., n, k), got dtype {b.dtype} and shape {b.shape}")
+    k = b.shape[-1]
+    codes = _as_label_array(y, "y", b.shape[:-1], k)
+    hit = np.take_along_axis(b, codes[..., None], axis=-1)[..., 0]
+    onehot = codes[..., None] == np.arange(k)
+    counts = onehot.sum(axis=-2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        per_class = np.where(counts > 0, (onehot & hit[..., None]).sum(axis=-2) / np.maximum(counts, 1), np.nan)
+    marginal = hit.mean(axis=-1)
+    size = b.sum(axis=-1).mean(axis=-1)
+    if marginal.ndim == 0:
+        return Coverage(float(marginal), per_class, float(size))
+    return Coverage(marginal, per_class, size)

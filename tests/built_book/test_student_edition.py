@@ -1,0 +1,36 @@
+"""The two editions of the exercises: the book with collapsed solutions, the student edition without."""
+
+import re
+
+import pytest
+from bs4 import BeautifulSoup
+
+from conftest import ROOT, toc_files
+from html_checker import site_problems
+
+STUDENT = ROOT / "_build" / "student" / "_build" / "html"
+
+
+def exercise_labels(html_root, page: str) -> list[str]:
+    soup = BeautifulSoup((html_root / f"{page}.html").read_text(encoding="utf-8"), "html.parser")
+    return [box.get("id") for box in soup.select("div.exercise")]
+
+
+@pytest.fixture(scope="module")
+def student_root():
+    if not STUDENT.is_dir():
+        pytest.fail(f"{STUDENT} does not exist: run `make book-student` first")
+    return STUDENT
+
+
+def test_every_chapter_has_exercises(html_root):
+    chapters = [f for f in toc_files() if re.search(r"/ch\d\d_", f)]
+    bare = [f for f in chapters if not exercise_labels(html_root, f)]
+    assert chapters and not bare, f"chapters without exercise boxes: {bare}"
+
+
+def test_student_edition_keeps_every_exercise_and_drops_every_solution(html_root, student_root):
+    for page in toc_files():
+        assert exercise_labels(student_root, page) == exercise_labels(html_root, page), page
+    problems = site_problems(student_root, solutions=False)
+    assert not problems, "\n".join(problems)

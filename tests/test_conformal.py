@@ -1,0 +1,304 @@
+"""Tests of companion.conformal against independent computations (paper 001, section 2, App. B)."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from companion.conformal import (
+    conformal_rank,
+    conformal_scores,
+    coverage,
+    label_conditional_thresholds,
+    mass_above,
+    oracle_sets,
+    prediction_sets,
+    set_sizes,
+    split_threshold,
+    true_label_scores,
+    weighted_masses,
+    weighted_thresholds,
+)
+
+
+def brute_mass_above(p):
+    # direct double loop over labels (no sorting)
+    out = np.zeros_like(p)
+    for i in range(p.shape[0]):
+        for y in range(p.shape[1]):
+            out[i, y] = sum(p[i, j] for j in range(p.shape[1]) if p[i, j] > p[i, y])
+    return out
+
+
+def brute_quantile(atoms, masses, alpha):
+    """Q_{1-alpha} of sum masses * delta_atoms: smallest atom whose distribution function reaches the level (exact)."""
+    masses = [Fraction(m) for m in masses]
+    level = (1 - Fraction(str(alpha))) * sum(masses)
+    atoms = [Fraction(a) for a in atoms]
+    return min(z for z in atoms if sum(m for a, m in zip(atoms, masses) if a <= z) >= level)
+
+
+@pytest.mark.parametrize("k", [2, 3, 7, 12])
+def test_mass_above_matches_double_loop_with_ties(k):
+    rng = np.random.default_rng(k)
+    p = rng.dirichlet(np.ones(k), size=40)
+    p[:10] = np.round(p[:10] * 4) / 4  # create ties
+    p[:10] /= p[:10].sum(axis=1, keepdims=True)
+    p[10] = 1.0 / k
+    np.testing.assert_allclose(mass_above(p), brute_mass_above(p), atol=1e-14)
+    # the most likely label has mass 0 above it
+    assert np.all(mass_above(p)[np.arange(40), np.argmax(p, axis=1)] == 0)
+
+
+def test_score_kinds_formulas():
+    rng = np.random.default_rng(1)
+    p = rng.dirichlet(np.ones(4), size=30)
+    u = rng.random(30)
+    m = brute_mass_above(p)
+    np.testing.assert_allclose(conformal_scores(p, "rho"), m, atol=1e-14)
+    np.testing.assert_allclose(conformal_scores(p, "randomized", u=u), m + u[:, None] * p, atol=1e-14)
+    np.testing.assert_allclose(conformal_scores(p, "scheme2", u=u), (m > 0) * (m + u[:, None] * p), atol=1e-14)
+    np.testing.assert_allclose(conformal_scores(p, "lac"), 1 - p)
+    s = conformal_scores(p, "randomized", rng=3)
+    assert np.all((s >= 0) & (s <= 1))
+    np.testing.assert_array_equal(s, conformal_scores(p, "randomized", rng=3))  # seeded
+
+
+def test_randomized_score_uniform_under_true_posterior():
+    # Prop. prop-conf-oracle: with Y ~ eta(x) and U uniform the score is uniform on [0, 1]
+    rng = np.random.default_rng(2)
+    eta = np.array([0.5, 0.3, 0.15, 0.05])
+    n = 200_000
+    y = rng.choice(4, size=n, p=eta)
+    s = true_label_scores(conformal_scores(np.tile(eta, (n, 1)), "randomized", rng), y)
+    for t in (0.1, 0.37, 0.5, 0.82, 0.95):
+        assert abs(np.mean(s <= t) - t) < 4 * math.sqrt(t * (1 - t) / n)
+
+
+@pytest.mark.parametrize("alpha", [0.05, 0.1, 0.18, 0.2, 0.3, 1 / 3, 0.5, 0.9, Fraction(1, 7)])
+def test_rank_exact(alpha):
+    a = Fraction(alpha) if isinstance(alpha, Fraction) else Fraction(repr(alpha))
+    for n in range(1, 250):
+        assert conformal_rank(n, alpha) == math.ceil((1 - a) * (n + 1))
+
+
+def test_rank_float_trap():
+    # (1 - 0.18) * 150 is 123.00000000000001 in floating point; the rank is 123
+    assert (1 - 0.18) * 150 > 123
+    assert conformal_rank(149, 0.18) == 123
+
+
+def test_split_threshold_against_brute_force_quantile():
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        n = int(rng.integers(1, 40))
+        s = rng.integers(0, 10, size=n) / 9  # ties included
+        alpha = float(rng.choice([0.05, 0.1, 0.2, 0.25, 0.3, 0.5]))
+        expected = brute_quantile(list(s) + [1.0], [1] * (n + 1), alpha)
+        assert split_threshold(s, alpha) == float(expected)
+
+
+def test_weighted_thresholds_exact_rational_integer_weights():
+    rng = np.random.default_rng(4)
+    for _ in range(300):
+        n, k = int(rng.integers(1, 25)), int(rng.integers(2, 5))
+        s = rng.integers(0, 8, size=n) / 7
+        labels = rng.integers(0, k, size=n)
+        w = rng.integers(0, 7, size=k).astype(float)
+        if w[labels].sum() == 0:
+            w[labels[0]] = 2.0
+        alpha = float(rng.choice([0.05, 0.1, 0.2, 0.3, 0.5]))
+        got = weighted_thresholds(s, labels, w, alpha)
+        for y in range(k):
+            expected = brute_quantile(list(s) + [1.0], list(w[labels]) + [w[y]], alpha)
+            assert got[y] == float(expected)
+
+
+def test_weighted_thresholds_float_weights_brute_force():
+    rng = np.random.default_rng(5)
+    for _ in range(100):
+        n, k = int(rng.integers(5, 60)), 3
+        s = rng.random(n)
+        labels = rng.integers(0, k, size=n)
+        w = rng.gamma(1.0, size=k)
+        alpha = 0.1
+        got = weighted_thresholds(s, labels, w, alpha)
+        for y in range(k):
+            masses = np.append(w[labels], w[y])
+            masses = masses / masses.sum()
+            atoms = np.append(s, 1.0)
+            order = np.argsort(atoms)
+            cdf = np.cumsum(masses[order])
+            j = np.argmax(cdf >= 0.9 - 1e-12)
+            assert got[y] == atoms[order][j]
+
+
+def test_uniform_weights_give_split_threshold_exactly():
+    rng = np.random.default_rng(6)
+    for n in range(1, 120):
+        s = rng.random(n)
+        labels = rng.integers(0, 3, size=n)
+        for alpha in (0.05, 0.1, 0.18, 0.3, 0.7):
+            for c in (1.0, 0.1, 7.3):
+                assert np.all(weighted_thresholds(s, labels, [c, c, c], alpha) == split_threshold(s, alpha))
+
+
+def test_weights_scale_invariance_and_masses():
+    rng = np.random.default_rng(7)
+    s = rng.random(50)
+    labels = rng.integers(0, 3, size=50)
+    w = np.array([3.0, 1 / 3, 5 / 3])
+    np.testing.assert_array_equal(weighted_thresholds(s, labels, w, 0.1), weighted_thresholds(s, labels, 4 * w, 0.1))
+    m = weighted_masses(labels, w, 2)
+    assert m.shape == (51,) and abs(m.sum() - 1) < 1e-12
+    assert m[-1] == pytest.approx(w[2] / (w[labels].sum() + w[2]))
+
+
+def test_semicontinuity_at_a_jump():
+    # lem-conf-semicontinuity: at a flat part of the weighted distribution function, perturbed weights
+    # can only raise the threshold
+    s = np.array([0.1, 0.2, 0.3, 0.4])
+    labels = np.array([0, 0, 1, 1])
+    w = np.array([1.0, 2.0])
+    # candidate 1: masses 1, 1, 2, 2 (+2 at the atom 1), total 8; the level 0.75 * 8 = 6 is reached exactly at 0.4
+    t = weighted_thresholds(s, labels, w, 0.25)[1]
+    assert t == 0.4
+    up = weighted_thresholds(s, labels, w + np.array([0.0, 1e-3]), 0.25)[1]
+    down = weighted_thresholds(s, labels, w - np.array([0.0, 1e-3]), 0.25)[1]
+    assert (up, down) == (1.0, 0.4)  # the threshold jumps up on one side and stays on the other, never drops
+
+
+def test_label_conditional_equals_split_per_class_and_levels():
+    rng = np.random.default_rng(8)
+    s = rng.random(200)
+    labels = rng.integers(0, 4, size=200)
+    alphas = [0.05, 0.1, 0.2, 0.3]
+    got = label_conditional_thresholds(s, labels, alphas)
+    for y in range(4):
+        assert got[y] == split_threshold(s[labels == y], alphas[y])
+    got1 = label_conditional_thresholds(s, labels, 0.1, n_classes=4)
+    assert np.all(got1 == [split_threshold(s[labels == y], 0.1) for y in range(4)])
+
+
+def test_batched_equals_loop():
+    rng = np.random.default_rng(9)
+    R, n, k = 6, 40, 3
+    s = rng.random((R, n))
+    labels = rng.integers(0, k, size=(R, n))
+    w = rng.gamma(1.0, size=(R, k))
+    tw = weighted_thresholds(s, labels, w, 0.1)
+    tl = label_conditional_thresholds(s, labels, 0.2, k)
+    ts = split_threshold(s, 0.1)
+    for r in range(R):
+        np.testing.assert_array_equal(tw[r], weighted_thresholds(s[r], labels[r], w[r], 0.1))
+        np.testing.assert_array_equal(tl[r], label_conditional_thresholds(s[r], labels[r], 0.2, k))
+        assert ts[r] == split_threshold(s[r], 0.1)
+    test = rng.random((R, 10, k))
+    sets = prediction_sets(test, tw)
+    for r in range(R):
+        np.testing.assert_array_equal(sets[r], test[r] <= tw[r])
+
+
+def test_prediction_sets_and_coverage():
+    scores = np.array([[0.1, 0.6, 0.9], [0.5, 0.2, 0.95], [0.99, 0.98, 0.97]])
+    probs = np.array([[0.6, 0.3, 0.1], [0.2, 0.7, 0.1], [0.2, 0.3, 0.5]])
+    sets = prediction_sets(scores, 0.55)
+    np.testing.assert_array_equal(sets, [[1, 0, 0], [1, 1, 0], [0, 0, 0]])
+    top = prediction_sets(scores, 0.55, include_top=True, probs=probs)
+    np.testing.assert_array_equal(top, [[1, 0, 0], [1, 1, 0], [0, 0, 1]])
+    per_label = prediction_sets(scores, [0.2, 0.7, 0.96])
+    np.testing.assert_array_equal(per_label, [[1, 1, 1], [0, 1, 1], [0, 0, 0]])
+    cov = coverage(top, [0, 2, 2])
+    assert cov.marginal == pytest.approx(2 / 3)
+    np.testing.assert_allclose(cov.per_class, [1.0, np.nan, 0.5])
+    assert cov.mean_size == pytest.approx(4 / 3)
+    np.testing.assert_array_equal(set_sizes(top), [1, 2, 1])
+
+
+@pytest.mark.parametrize("kind", ["rho", "randomized", "scheme2", "lac"])
+def test_include_top_without_probs_keeps_the_most_likely_label(kind):
+    # the label of smallest score is the most likely one for every score kind (distinct probabilities)
+    rng = np.random.default_rng(12)
+    p = rng.dirichlet(np.ones(4), size=500)
+    s = conformal_scores(p, kind, rng=13)
+    for t in (0.0, 0.3, 0.9):
+        by_probs = prediction_sets(s, t, include_top=True, probs=p)
+        np.testing.assert_array_equal(prediction_sets(s, t, include_top=True), by_probs)
+        assert np.all(by_probs[np.arange(500), np.argmax(p, axis=1)])
+
+
+def test_oracle_sets_and_tie_breaking():
+    eta = np.array([[0.4, 0.4, 0.2]])
+    # without tie-breaking both tied labels enter (mass above each is 0 < 0.7)
+    np.testing.assert_array_equal(oracle_sets(eta, 0.3), [[True, True, False]])
+    # at level 1 - alpha = 0.3 one of the two suffices; with random order exactly one is taken
+    sets = oracle_sets(np.tile(eta, (4000, 1)), 0.7, break_ties=True, rng=0)
+    assert np.all(sets.sum(axis=1) == 1) and np.all(~sets[:, 2])
+    assert abs(sets[:, 0].mean() - 0.5) < 0.05
+    np.testing.assert_array_equal(oracle_sets(eta, 0.7), [[True, True, False]])
+
+
+def test_split_coverage_exact_value_by_simulation():
+    # thm-conf-split: with distinct exchangeable scores the coverage is ceil((1-alpha)(n+1))/(n+1)
+    rng = np.random.default_rng(10)
+    R, n, alpha = 40_000, 24, 0.1
+    cal = rng.random((R, n)) ** 2
+    test = rng.random(R) ** 2
+    hit = test <= split_threshold(cal, alpha)
+    exact = 23 / 25
+    assert abs(hit.mean() - exact) < 4 * math.sqrt(exact * (1 - exact) / R)
+
+
+def test_weighted_coverage_under_label_shift_by_simulation():
+    # thm-conf-weighted: class-dependent score laws, source p, target q, oracle weights q/p
+    rng = np.random.default_rng(11)
+    R, n, alpha = 20_000, 30, 0.1
+    p, q = np.array([0.8, 0.2]), np.array([0.3, 0.7])
+    w = q / p
+    yc = (rng.random((R, n)) < p[1]).astype(int)
+    sc = np.where(yc == 1, rng.random((R, n)) ** 0.3, rng.random((R, n)) ** 3)  # class 1 scores larger
+    yt = (rng.random(R) < q[1]).astype(int)
+    st = np.where(yt == 1, rng.random(R) ** 0.3, rng.random(R) ** 3)
+    t = weighted_thresholds(sc, yc, w, alpha)
+    hit = st <= t[np.arange(R), yt]
+    se = math.sqrt(0.09 / R)
+    assert hit.mean() >= 1 - alpha - 4 * se
+    wc = w[yc]
+    upper = 1 - alpha + np.mean(np.maximum(wc.max(axis=1), w[yt]) / (wc.sum(axis=1) + w[yt]))
+    assert hit.mean() <= upper + 4 * se
+    # and the unweighted threshold under-covers here
+    hit_split = st <= split_threshold(sc, alpha)
+    assert hit_split.mean() < 1 - alpha - 10 * se
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda: weighted_thresholds([0.1, 0.2], [0, 1], [1.0, -1.0], 0.1), "non-negative"),
+        (lambda: weighted_thresholds([0.1, 0.2], [0, 1], [1.0, np.nan], 0.1), "finite"),
+        (lambda: weighted_thresholds([0.1, 0.2], [0, 1], [0.0, 0.0], 0.1), "all zero"),
+        (lambda: weighted_thresholds([0.1, 0.2], [0, 0], [0.0, 1.0], 0.1), "0/0"),
+        (lambda: weighted_thresholds([0.1, 0.2], [0, 2], [1.0, 1.0], 0.1), "y_cal"),
+        (lambda: weighted_thresholds([0.1, 0.2], [0], [1.0, 1.0], 0.1), "y_cal must have shape"),
+        (lambda: split_threshold([0.1, 1.2], 0.1), r"\[0, 1\]"),
+        (lambda: split_threshold([0.1, 0.2], 1.0), "alpha"),
+        (lambda: split_threshold([0.1, 0.2], 0.0), "alpha"),
+        (lambda: split_threshold([0.1, 0.2], True), "alpha"),
+        (lambda: label_conditional_thresholds([0.1, 0.2], [0, 0], 0.1, n_classes=2), "class 1 is absent"),
+        (lambda: label_conditional_thresholds([0.1, 0.2], [0, 1], [0.1, 1.5]), "alpha"),
+        (lambda: label_conditional_thresholds([0.1, 0.2], [0, 1], [0.1, 0.2, 0.3]), "absent"),
+        (lambda: conformal_scores([[0.5, 0.6]], "rho"), "sum"),
+        (lambda: conformal_scores([[0.5, 0.5]], "randomized"), "rng"),
+        (lambda: conformal_scores([[0.5, 0.5]], "other"), "kind"),
+        (lambda: prediction_sets([[0.1, 0.2]], [0.1, 0.2, 0.3]), "thresholds"),
+        (lambda: prediction_sets([[0.1, 0.2]], 0.5, include_top=True, probs=[[0.5, 0.5, 0.0]]), "probs"),
+        (lambda: prediction_sets([[0.1, 0.2]], 0.5, probs=[[0.5, 0.5]]), "include_top"),
+        (lambda: coverage(np.ones((2, 2), dtype=bool), [0, 3]), "y"),
+    ],
+)
+def test_bad_input_raises(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
