@@ -25,6 +25,7 @@ book: $(STAMP)
 # The student edition: the same book with every exercise's solution left out
 # (book/_ext/student.py), built from a copy of _config.yml with student_edition on.
 book-student: $(STAMP)
+	rm -rf _build/student
 	$(BIN)/python book/_ext/student_config.py _build/student/_config.yml
 	$(BIN)/jupyter-book build . --path-output _build/student --config _build/student/_config.yml --warningiserror --keep-going --quiet
 	@echo "Student edition built: $(CURDIR)/_build/student/_build/html/index.html"

@@ -6,10 +6,20 @@ validates its arguments (see :mod:`companion._checks`).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy.optimize import brentq
 
-from ._checks import as_positive_ints, check_int, check_open_unit, check_positive
+from ._checks import (
+    as_positive_ints,
+    as_real_array,
+    check_bool,
+    check_int,
+    check_open_unit,
+    check_positive,
+    check_real,
+)
 
 __all__ = [
     "LEMMA3_CONSTANT",
@@ -57,6 +67,54 @@ def _returned(value: np.ndarray):
     return float(value) if np.ndim(value) == 0 else value
 
 
+# -- numerical helpers: the direct formula wherever it is finite (so results are bit-identical to
+# -- it there), a log-space or overflow-aware form at the extremes of the float range
+
+def _log_over(top, delta: float):
+    """``log(top / delta)``: the direct quotient where it is finite, ``log(top) - log(delta)`` when it overflows.
+
+    ``top`` is a positive float, int or array; ``delta`` a positive float.  The
+    second form is needed for ``delta`` near the smallest floats, where
+    ``top / delta`` is infinite although its logarithm is not.
+    """
+    try:
+        with np.errstate(over="ignore"):
+            ratio = np.divide(top, delta)
+    except OverflowError:  # a Python int too large for a float
+        ratio = np.inf
+    if np.all(np.isfinite(ratio)):
+        return np.log(ratio)
+    log_top = math.log(top) if isinstance(top, int) else np.log(top)
+    return log_top - np.log(delta)
+
+
+def _pow(x: float, y: float) -> float:
+    """``x ** y`` for floats ``x >= 0``, with ``inf`` instead of an OverflowError when the power overflows."""
+    try:
+        return x**y
+    except OverflowError:
+        return math.inf
+
+
+def _real_values(x, name: str) -> np.ndarray:
+    """``x`` (a real scalar or an array of any shape) as a finite, non-empty float array (errors name ``name``)."""
+    try:
+        ndim = np.ndim(x)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a real number or an array of real numbers") from None
+    return as_real_array(x, name, ndim=ndim)
+
+
+def _check_smoothness(smoothness):
+    """``None`` or the constant K of (A3): a finite positive number."""
+    return None if smoothness is None else check_positive(smoothness, "smoothness")
+
+
+def _a3_sharpness(n_bins: np.ndarray, k: float):
+    """Lemma 7's sharpness bound :math:`8K^2/B^2` (``inf`` where it overflows, for ``K`` near the float maximum)."""
+    return _returned(8.0 * _pow(k, 2) / n_bins.astype(float) ** 2)
+
+
 def umb_calibration_bound(n, n_bins, delta: float):
     r"""Calibration part of Theorem 1 (book ``eq-umb-thm``): :math:`R^{cal}(\hat h) \le \Delta_{\delta/2}^2`.
 
@@ -72,7 +130,7 @@ def umb_calibration_bound(n, n_bins, delta: float):
     if np.any(n < 2 * n_bins):
         raise ValueError("n must be at least 2 * n_bins (two points per bin, Lemma 4)")
     per_bin = n // n_bins
-    eps = np.sqrt(np.log(4.0 * n_bins / delta) / (2.0 * (per_bin - 1))) + 1.0 / per_bin
+    eps = np.sqrt(_log_over(4.0 * n_bins, delta) / (2.0 * (per_bin - 1))) + 1.0 / per_bin
     return _returned(eps**2)
 
 
@@ -82,9 +140,13 @@ def umb_sharpness_bound(n_bins, smoothness: float | None = None):
     Theorem 1 itself takes the smaller of the two under (A3); see :func:`umb_risk_bound`.
     """
     n_bins = as_positive_ints(n_bins, "n_bins")
-    if smoothness is None:
+    k = _check_smoothness(smoothness)
+    if k is None:
         return _returned(2.0 / n_bins)
-    return _returned(8.0 * check_positive(smoothness, "smoothness") ** 2 / n_bins.astype(float) ** 2)
+    bound = _a3_sharpness(n_bins, k)
+    if not np.all(np.isfinite(bound)):
+        raise ValueError(f"smoothness = {smoothness!r} is too large: 8 K^2 / B^2 exceeds the float range")
+    return bound
 
 
 def umb_risk_bound(n, n_bins, delta: float, smoothness: float | None = None, *, a3_only: bool = False):
@@ -94,10 +156,18 @@ def umb_risk_bound(n, n_bins, delta: float, smoothness: float | None = None, *, 
     ``smoothness`` :math:`K` of (A3) it is :math:`\min(2/B, 8K^2/B^2)`, the
     bound as stated, or :math:`8K^2/B^2` alone when ``a3_only`` is true.
     """
-    sharpness = umb_sharpness_bound(n_bins, smoothness)
-    if smoothness is not None and not a3_only:
-        sharpness = np.fmin(sharpness, umb_sharpness_bound(n_bins))
-    return umb_calibration_bound(n, n_bins, delta) + sharpness
+    a3_only = check_bool(a3_only, "a3_only")
+    k = _check_smoothness(smoothness)
+    calibration = umb_calibration_bound(n, n_bins, delta)
+    b = as_positive_ints(n_bins, "n_bins")
+    if k is None:
+        return calibration + _returned(2.0 / b)
+    sharpness = _a3_sharpness(b, k)
+    if not a3_only:
+        sharpness = np.fmin(sharpness, _returned(2.0 / b))
+    elif not np.all(np.isfinite(sharpness)):
+        raise ValueError(f"smoothness = {smoothness!r} is too large: 8 K^2 / B^2 exceeds the float range")
+    return calibration + sharpness
 
 
 def umb_sample_size(n_bins, delta: float, constant: float = LEMMA3_CONSTANT):
@@ -109,7 +179,10 @@ def umb_sample_size(n_bins, delta: float, constant: float = LEMMA3_CONSTANT):
     n_bins = as_positive_ints(n_bins, "n_bins")
     delta = check_open_unit(delta, "delta")
     c = max(check_positive(constant, "constant"), 2.0 / np.log(2.0))
-    return _returned(c * n_bins * np.log(2.0 * n_bins / delta))
+    size = c * n_bins * _log_over(2.0 * n_bins, delta)
+    if not np.all(np.isfinite(size)):
+        raise ValueError(f"constant = {constant!r} is too large: the sample size exceeds the float range")
+    return _returned(size)
 
 
 def umb_zeta(n_bins, n, delta: float, smoothness: float = 1.0):
@@ -123,7 +196,10 @@ def umb_zeta(n_bins, n, delta: float, smoothness: float = 1.0):
     delta = check_open_unit(delta, "delta")
     k = check_positive(smoothness, "smoothness")
     b = n_bins.astype(float)
-    return _returned(4.0 * b / n * np.log(4.0 * b / delta) + 8.0 * k**2 / b**2)
+    zeta = 4.0 * b / n * _log_over(4.0 * b, delta) + 8.0 * _pow(k, 2) / b**2
+    if not np.all(np.isfinite(zeta)):
+        raise ValueError(f"smoothness = {smoothness!r} is too large: 8 K^2 / B^2 exceeds the float range")
+    return _returned(zeta)
 
 
 def optimal_n_bins(n, delta: float, smoothness: float = 1.0):
@@ -141,7 +217,7 @@ def optimal_n_bins(n, delta: float, smoothness: float = 1.0):
         raise ValueError("n must be at least 2 (one bin needs two points)")
 
     def best(n_one: int) -> int:
-        slope = lambda b: 4.0 / n_one * (np.log(4.0 * b / delta) + 1.0) - 16.0 * k**2 / b**3  # noqa: E731
+        slope = lambda b: 4.0 / n_one * (_log_over(4.0 * b, delta) + 1.0) - 16.0 * _pow(k, 2) / b**3  # noqa: E731
         cap = n_one // 2
         if slope(1.0) >= 0:
             return 1
@@ -165,13 +241,15 @@ def theorem1_optimal_n_bins(n, delta: float, smoothness: float | None = None, *,
     """
     n_arr = as_positive_ints(n, "n")
     delta = check_open_unit(delta, "delta")
+    smoothness = _check_smoothness(smoothness)
+    a3_only = check_bool(a3_only, "a3_only")
     if np.any(n_arr < 2):
         raise ValueError("n must be at least 2 (one bin needs two points)")
     result = []
     for m in n_arr.ravel():
         m = int(m)
         v0 = umb_risk_bound(m, min(m // 2, int(np.ceil(np.sqrt(m)))), delta, smoothness, a3_only=a3_only)
-        top = min(m // 2, int(2.0 * m * v0 / np.log(4.0 / delta)) + 1)
+        top = min(m // 2, int(2.0 * m * v0 / _log_over(4.0, delta)) + 1)
         candidates = np.arange(1, top + 1)
         result.append(int(candidates[np.argmin(umb_risk_bound(m, candidates, delta, smoothness, a3_only=a3_only))]))
     result = np.array(result).reshape(n_arr.shape)
@@ -185,6 +263,11 @@ def _shift_weights(source_prior, target_prior) -> tuple[float, float, float, flo
     p1 = check_open_unit(source_prior, "source_prior")
     q1 = check_open_unit(target_prior, "target_prior")
     w = ((1.0 - q1) / (1.0 - p1), q1 / p1)
+    if not np.isfinite(max(w) / min(w)):
+        raise ValueError(
+            f"source_prior = {p1!r} and target_prior = {q1!r} are too extreme: "
+            "the importance weights q/p of eq. (13) exceed the float range"
+        )
     return min(p1, 1.0 - p1), min(q1, 1.0 - q1), min(w), max(w)
 
 
@@ -208,12 +291,16 @@ def ratio_event_sample_sizes(beta: float, delta: float, source_prior: float, tar
     factor 27 is :math:`3/\xi^2` at the Chernoff relative deviation
     :math:`\xi = (\beta - 1)/3` of Lemma 8 (book: ``lem-ls-chernoff``).
     """
-    if isinstance(beta, bool) or not isinstance(beta, (int, float)) or not (1.0 < beta <= 2.0):
+    beta = check_real(beta, "beta")
+    if not (1.0 < beta <= 2.0):
         raise ValueError(f"beta must be a number in (1, 2], got {beta!r}")
     delta = check_open_unit(delta, "delta")
     p_min, q_min, _, _ = _shift_weights(source_prior, target_prior)
-    scale = 27.0 * np.log(8.0 / delta) / (beta - 1.0) ** 2
-    return scale / p_min, scale / q_min
+    scale = 27.0 * _log_over(8.0, delta) / (beta - 1.0) ** 2
+    sizes = scale / p_min, scale / q_min
+    if not np.all(np.isfinite(sizes)):
+        raise ValueError("source_prior or target_prior is too close to 0 or 1: the sample sizes exceed the float range")
+    return sizes
 
 
 def ratio_event_beta(n_source: int, n_target: int, source_prior: float, target_prior: float, delta: float) -> float:
@@ -227,7 +314,7 @@ def ratio_event_beta(n_source: int, n_target: int, source_prior: float, target_p
     n_target = check_int(n_target, "n_target")
     delta = check_open_unit(delta, "delta")
     p_min, q_min, _, _ = _shift_weights(source_prior, target_prior)
-    beta = 1.0 + np.sqrt(27.0 * np.log(8.0 / delta) * max(1.0 / (p_min * n_source), 1.0 / (q_min * n_target)))
+    beta = 1.0 + np.sqrt(27.0 * _log_over(8.0, delta) * max(1.0 / (p_min * n_source), 1.0 / (q_min * n_target)))
     if beta > 2.0:
         raise ValueError(
             f"n_source={n_source} and n_target={n_target} are too small for Corollary 9 at delta={delta}: "
@@ -253,14 +340,29 @@ def composite_risk_bound(
     empirical class frequencies.  (The weight factor is read from the
     paper's proof, Step 3; the OCR of (18) itself is damaged.)
     """
-    if isinstance(source_risk, bool) or not isinstance(source_risk, (int, float)) or not (0.0 <= source_risk <= 1.0):
-        raise ValueError(f"source_risk must be a number in [0, 1], got {source_risk!r}")
+    source_risk = check_real(source_risk, "source_risk", minimum=0.0, maximum=1.0)
     _, _, w_min, w_max = _shift_weights(source_prior, target_prior)
+    p1, q1 = check_open_unit(source_prior, "source_prior"), check_open_unit(target_prior, "target_prior")
     p1_hat = check_open_unit(source_prior_hat, "source_prior_hat")
     q1_hat = check_open_unit(target_prior_hat, "target_prior_hat")
-    rho0 = ((1.0 - q1_hat) / (1.0 - p1_hat)) / ((1.0 - target_prior) / (1.0 - source_prior))
-    rho1 = (q1_hat / p1_hat) / (target_prior / source_prior)
-    return 2.0 * (((rho0 - rho1) / (rho0 + rho1)) ** 2 + w_max**3 / w_min**2 * source_risk)
+    with np.errstate(divide="ignore", over="ignore"):
+        factor = np.divide(_pow(w_max, 3), w_min**2)
+    if not np.isfinite(factor):
+        raise ValueError(
+            f"source_prior = {p1!r} and target_prior = {q1!r} are too extreme: "
+            "the weight factor (w_max)^3 / (w_min)^2 of bound (18) exceeds the float range"
+        )
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        rho0 = ((1.0 - q1_hat) / (1.0 - p1_hat)) / ((1.0 - q1) / (1.0 - p1))
+        rho1 = np.divide(q1_hat / p1_hat, q1 / p1)
+        ratio = (rho0 - rho1) / (rho0 + rho1)
+    if not np.isfinite(ratio):
+        # (rho0 - rho1) / (rho0 + rho1) = tanh(log(rho0 / rho1) / 2), in log space at extreme priors
+        log_rho0 = np.log1p(-q1_hat) - np.log1p(-p1_hat) - np.log1p(-q1) + np.log1p(-p1)
+        log_rho1 = np.log(q1_hat) - np.log(p1_hat) - np.log(q1) + np.log(p1)
+        ratio = np.tanh(0.5 * (log_rho0 - log_rho1))
+    ratio = float(ratio)
+    return float(2.0 * (ratio**2 + factor * source_risk))
 
 
 def composite_high_probability_bound(
@@ -297,14 +399,14 @@ def composite_high_probability_bound(
     if n_source < 2 * n_bins:
         raise ValueError(f"n_source must be at least 2 * n_bins = {2 * n_bins} (Lemma 4), got {n_source}")
     p_min, q_min, w_min, w_max = _shift_weights(source_prior, target_prior)
-    log_term = np.log(16.0 / delta)
+    log_term = _log_over(16.0, delta)
     for name, n, prior_min in (("n_source", n_source, p_min), ("n_target", n_target, q_min)):
         needed = 27.0 * log_term / prior_min
         if n < needed:
             raise ValueError(f"{name} must be at least 27 log(16/delta) / min prior = {needed:.4g}, got {n}")
     source_term = umb_risk_bound(n_source, n_bins, delta / 2.0, smoothness)
     ratio_term = 54.0 * max(1.0 / (p_min * n_source), 1.0 / (q_min * n_target)) * log_term
-    return float(2.0 * w_max**3 / w_min**2 * source_term + ratio_term)
+    return float(2.0 * _pow(w_max, 3) / w_min**2 * source_term + ratio_term)
 
 
 
@@ -353,13 +455,22 @@ def lemma14_bound(threshold: float, mass_threshold: float, p, group_accuracy: fl
     threshold = check_positive(threshold, "threshold")
     mass_threshold = check_positive(mass_threshold, "mass_threshold")
     p = check_p(p)
-    for name, value in (("group_accuracy", group_accuracy), ("bin_accuracy", bin_accuracy)):
-        if not (np.isfinite(value) and value >= 0):
-            raise ValueError(f"{name} must be a finite non-negative number, got {value!r}")
+    group_accuracy = check_real(group_accuracy, "group_accuracy", minimum=0.0)
+    bin_accuracy = check_real(bin_accuracy, "bin_accuracy", minimum=0.0)
     a, b = threshold + group_accuracy, mass_threshold + bin_accuracy
     if np.isinf(p):
-        return float(a + b)
-    return float((2.0 ** (p - 1.0) * (2.0 * a ** (p - 1.0) + 2.0 * b ** (p - 1.0))) ** (1.0 / p))
+        bound = a + b
+    else:
+        try:
+            bound = (2.0 ** (p - 1.0) * (2.0 * a ** (p - 1.0) + 2.0 * b ** (p - 1.0))) ** (1.0 / p)
+        except OverflowError:  # large p or a, b: the same value, 2 (a^(p-1) + b^(p-1))^(1/p), in log space
+            hi, lo = max(a, b), min(a, b)
+            bound = 2.0 * math.exp((p - 1.0) / p * math.log(hi) + math.log1p((lo / hi) ** (p - 1.0)) / p)
+    if not np.isfinite(bound):
+        raise ValueError(
+            "threshold + group_accuracy and mass_threshold + bin_accuracy are too large: the bound exceeds the float range"
+        )
+    return float(bound)
 
 
 def lemma7_sample_size(mass_threshold: float, n_level_sets: int, delta: float) -> int:
@@ -370,7 +481,22 @@ def lemma7_sample_size(mass_threshold: float, n_level_sets: int, delta: float) -
     mass_threshold = check_open_unit(mass_threshold, "mass_threshold")
     n_level_sets = check_int(n_level_sets, "n_level_sets")
     delta = check_open_unit(delta, "delta")
-    return int(np.ceil(2.0 * np.log(2.0 * n_level_sets / delta) / mass_threshold**2))
+    size = _lemma7_size(mass_threshold, n_level_sets, delta)
+    if not np.isfinite(size):
+        raise ValueError(f"mass_threshold = {mass_threshold!r} is too small: the sample size exceeds the float range")
+    return int(size)
+
+
+def _lemma7_size(mass_threshold: float, n_level_sets: int, delta: float) -> float:
+    """:func:`lemma7_sample_size` as a float, ``inf`` where it exceeds the float range (arguments validated)."""
+    try:
+        top = 2.0 * n_level_sets
+    except OverflowError:  # |V_lambda| beyond the float range: log(2 |V| / delta) in log space
+        log_term = math.log(2) + math.log(n_level_sets) - math.log(delta)
+    else:
+        log_term = _log_over(top, delta)
+    with np.errstate(divide="ignore", over="ignore"):
+        return float(np.ceil(2.0 * log_term / mass_threshold**2))
 
 
 def lemma8_sample_size(accuracy: float, n_coords: int, n_events: int, delta: float) -> int:
@@ -386,10 +512,24 @@ def lemma8_sample_size(accuracy: float, n_coords: int, n_events: int, delta: flo
     n_coords = check_int(n_coords, "n_coords")
     n_events = check_int(n_events, "n_events")
     delta = check_open_unit(delta, "delta")
-    log_term = np.log(4.0 * n_coords * n_events / (delta * accuracy))
+    size = _lemma8_size(accuracy, n_coords, n_events, delta)
+    if not np.isfinite(size):
+        raise ValueError(f"accuracy = {accuracy!r} is too small: the pool size exceeds the float range")
+    return int(size)
+
+
+def _lemma8_size(accuracy: float, n_coords: int, n_events: int, delta: float) -> float:
+    """:func:`lemma8_sample_size` as a float, ``inf`` where it exceeds the float range (arguments validated)."""
+    top, bottom = 4.0 * n_coords * n_events, delta * accuracy
+    if bottom > 0 and np.isfinite(top / bottom):
+        log_term = np.log(top / bottom)
+    else:  # delta * accuracy underflows: the same logarithm, term by term
+        with np.errstate(divide="ignore"):
+            log_term = np.log(top) - np.log(delta) - np.log(accuracy)
     if log_term <= 0:
         raise ValueError("accuracy must be below 4 n_coords n_events / delta (the bound is vacuous above)")
-    return int(np.ceil(LEMMA8_CONSTANT * log_term / accuracy**2))
+    with np.errstate(divide="ignore", over="ignore"):
+        return float(np.ceil(LEMMA8_CONSTANT * log_term / _pow(accuracy, 2)))
 
 
 def lemma8_accuracy(n: int, n_coords: int, n_events: int, delta: float) -> float:
@@ -425,7 +565,16 @@ def lemma13_iteration_bound(threshold: float, mass_threshold: float, lam: float)
     threshold = check_positive(threshold, "threshold")
     mass_threshold = check_open_unit(mass_threshold, "mass_threshold")
     lam = check_open_unit(lam, "lam")
-    return float((5.0 + 10.0 * lam * np.log(2.0 / mass_threshold) / np.log(1.5)) / threshold**2)
+    steps = _lemma13_steps(threshold, mass_threshold, lam)
+    if not np.isfinite(steps):
+        raise ValueError(f"threshold = {threshold!r} is too small: the iteration bound exceeds the float range")
+    return steps
+
+
+def _lemma13_steps(threshold: float, mass_threshold: float, lam: float) -> float:
+    """:func:`lemma13_iteration_bound` as a float, ``inf`` where it exceeds the float range (arguments validated)."""
+    with np.errstate(divide="ignore", over="ignore"):
+        return float((5.0 + 10.0 * lam * _log_over(2.0, mass_threshold) / np.log(1.5)) / _pow(threshold, 2))
 
 
 def discretisation_bound(lam: float) -> float:
@@ -442,7 +591,7 @@ def squared_error_excess_bound(lam: float, mass_threshold: float) -> float:
     """
     lam = check_open_unit(lam, "lam")
     mass_threshold = check_open_unit(mass_threshold, "mass_threshold")
-    return float(4.0 * lam * (1.0 + np.log(2.0 / mass_threshold) / np.log(1.5)))
+    return float(4.0 * lam * (1.0 + _log_over(2.0, mass_threshold) / np.log(1.5)))
 
 
 def theorem6_budget(k: int, p, epsilon: float, delta: float, lam: float) -> dict:
@@ -468,13 +617,25 @@ def theorem6_budget(k: int, p, epsilon: float, delta: float, lam: float) -> dict
     delta = check_open_unit(delta, "delta")
     omega = lp_threshold(epsilon, p)
     omega_m = omega
+    too_small = ValueError(
+        f"epsilon = {epsilon!r} at p = {p!r} (threshold (epsilon/4)^(p/(p-1)) = {omega!r}) and delta = {delta!r} "
+        "give sample sizes beyond the float range: epsilon or delta is too small"
+    )
+    if not (omega > 0 and np.isfinite(1.0 / omega)):
+        raise too_small
     n_max = max(1, int(np.floor(1.0 / omega_m)))
-    j = int(np.floor(np.log2(n_max))) + 1
+    j = n_max.bit_length()  # floor(log2(n_max)) + 1, exactly
     n_sets = level_set_count(k, lam)
-    n0 = lemma7_sample_size(omega_m, n_sets, delta / 2.0)
     accuracy_mass, accuracy_labels = omega_m / (8.0 * j), omega / (80.0 * j)
-    pool_mass = lemma8_sample_size(accuracy_mass, 1, n_max, delta / (4.0 * j))
-    pool_labels = lemma8_sample_size(accuracy_labels, k + 1, n_max, delta / (4.0 * j))
+    sizes = (
+        _lemma7_size(omega_m, n_sets, delta / 2.0),
+        _lemma8_size(accuracy_mass, 1, n_max, delta / (4.0 * j)),
+        _lemma8_size(accuracy_labels, k + 1, n_max, delta / (4.0 * j)),
+        _lemma13_steps(omega, omega_m, lam),
+    )
+    if not np.all(np.isfinite(sizes)):
+        raise too_small
+    n0, pool_mass, pool_labels = (int(size) for size in sizes[:3])
     return {
         "threshold": omega,
         "mass_threshold": omega_m,
@@ -486,7 +647,7 @@ def theorem6_budget(k: int, p, epsilon: float, delta: float, lam: float) -> dict
         "accuracy_labels": accuracy_labels,
         "pool_labels": pool_labels,
         "total": n0 + j * (pool_mass + pool_labels),
-        "iterations": lemma13_iteration_bound(omega, omega_m, lam),
+        "iterations": sizes[3],
         "squared_error_excess": squared_error_excess_bound(lam, omega_m),
     }
 
@@ -516,10 +677,16 @@ def bhc_tail_bound(t, n_categories: int):
     cells, whatever ``n`` and the cell probabilities.  ``t`` > 0 broadcasts.
     """
     k = check_int(n_categories, "n_categories", minimum=2)
-    t_arr = np.asarray(t, dtype=float)
-    if t_arr.size == 0 or not np.all(np.isfinite(t_arr)) or np.any(t_arr <= 0):
+    t_arr = _real_values(t, "t")
+    if np.any(t_arr <= 0):
         raise ValueError(f"t must be finite and positive, got {t!r}")
-    return _returned(2.0**k * np.exp(-2.0 * t_arr**2))
+    with np.errstate(over="ignore", under="ignore"):
+        tail = _pow(2.0, k) * np.exp(-2.0 * t_arr**2)
+        if not np.all(np.isfinite(tail)):  # 2^k beyond the float range: k log 2 - 2 t^2 in log space
+            tail = np.exp(k * np.log(2.0) - 2.0 * t_arr**2)
+    if not np.all(np.isfinite(tail)):
+        raise ValueError(f"n_categories = {k} is too large for t = {t!r}: the tail bound exceeds the float range")
+    return _returned(tail)
 
 
 def multiclass_binning_epsilon(counts, n_classes: int, delta: float):
@@ -536,15 +703,20 @@ def multiclass_binning_epsilon(counts, n_classes: int, delta: float):
     k = check_int(n_classes, "n_classes", minimum=2)
     delta = check_open_unit(delta, "delta")
     n_bins = counts.shape[-1] if counts.ndim else 1
-    return 2.0 / np.sqrt(counts) * np.sqrt(0.5 * np.log(n_bins * 2.0**k / delta))
+    top = n_bins * _pow(2.0, k)
+    log_term = _log_over(top, delta) if np.isfinite(top) else np.log(n_bins) + k * np.log(2.0) - np.log(delta)
+    return 2.0 / np.sqrt(counts) * np.sqrt(0.5 * log_term)
 
 
 def weight_condition_number(weights) -> float:
     r""":math:`\kappa = \max_y w_y / \min_{y: w_y > 0} w_y` (paper 001 section 3.2; book ``eq-binls-kappa``)."""
-    w = np.asarray(weights, dtype=float)
-    if w.ndim != 1 or w.size < 2 or not np.all(np.isfinite(w)) or np.any(w < 0) or not np.any(w > 0):
+    w = as_real_array(weights, "weights")
+    if w.size < 2 or np.any(w < 0) or not np.any(w > 0):
         raise ValueError("weights must be a 1-D array of at least two finite non-negative numbers, not all zero")
-    return float(w.max() / w[w > 0].min())
+    kappa = w.max() / w[w > 0].min()
+    if not np.isfinite(kappa):
+        raise ValueError("weights are too spread: max / min of the positive weights exceeds the float range")
+    return float(kappa)
 
 
 def label_shift_binning_bound(source_l1_error, weights, weights_hat):
@@ -566,25 +738,31 @@ def label_shift_binning_bound(source_l1_error, weights, weights_hat):
     zero weight has source mass in the bin (the book's ``rem-binls-zero-weight``
     gives a counterexample), so zero weights raise ``ValueError``.
     """
-    w = np.asarray(weights, dtype=float)
+    w = as_real_array(weights, "weights")
     kappa = weight_condition_number(w)
     if np.any(w <= 0):
         raise ValueError(
             "weights must all be positive: with a zero weight (a class absent from the target) Theorem 4 "
             "can fail, see the counterexample of the chapter on binning under label shift"
         )
-    w_hat = np.asarray(weights_hat, dtype=float)
-    if w_hat.ndim not in (1, 2) or w_hat.shape[-1] != w.size or not np.all(np.isfinite(w_hat)):
-        raise ValueError(f"weights_hat must be finite, of shape ({w.size},) or (R, {w.size})")
+    w_hat = _real_values(weights_hat, "weights_hat")
+    if w_hat.ndim not in (1, 2) or w_hat.shape[-1] != w.size:
+        raise ValueError(f"weights_hat must be finite, of shape ({w.size},) or (R, {w.size}), got shape {w_hat.shape}")
     if np.any(w_hat < 0):
         raise ValueError("weights_hat must be non-negative (eq. (17) reweights frequencies by them)")
-    err = np.asarray(source_l1_error, dtype=float)
-    if err.size == 0 or not np.all(np.isfinite(err)) or np.any(err < 0) or np.any(err > 2):
+    err = _real_values(source_l1_error, "source_l1_error")
+    if np.any(err < 0) or np.any(err > 2):
         raise ValueError("source_l1_error must hold L1 distances between probability vectors, in [0, 2]")
-    weight_part = 2.0 * np.max(np.abs(w_hat - w), axis=-1) / w.min()
+    with np.errstate(over="ignore"):
+        weight_part = 2.0 * np.max(np.abs(w_hat - w), axis=-1) / w.min()
+    if not np.all(np.isfinite(weight_part)):
+        raise ValueError("weights and weights_hat are too extreme: 2 max|weights_hat - weights| / min weights exceeds the float range")
     if w_hat.ndim == 2:
         weight_part = weight_part[:, None]
-    return _returned(2.0 * kappa * err + weight_part)
+    bound = 2.0 * kappa * err + weight_part
+    if not np.all(np.isfinite(bound)):
+        raise ValueError("weights are too spread: the bound 2 kappa source_l1_error + ... exceeds the float range")
+    return _returned(bound)
 
 
 def bbse_error_bound(confusion, weights, n_source: int, n_target: int, delta: float) -> float:
@@ -602,22 +780,25 @@ def bbse_error_bound(confusion, weights, n_source: int, n_target: int, delta: fl
     :math:`\hat\nu` and :math:`\hat C` and the perturbation lemma
     ``lem-lsw-perturbation`` of the book give it.
     """
-    c = np.asarray(confusion, dtype=float)
-    if c.ndim != 2 or c.shape[0] != c.shape[1] or c.shape[0] < 2 or not np.all(np.isfinite(c)):
-        raise ValueError("confusion must be a finite square matrix with at least two rows")
+    c = as_real_array(confusion, "confusion", ndim=2)
+    if c.shape[0] != c.shape[1] or c.shape[0] < 2:
+        raise ValueError(f"confusion must be a finite square matrix with at least two rows, got shape {c.shape}")
     k = c.shape[0]
-    w = np.asarray(weights, dtype=float)
-    if w.shape != (k,) or not np.all(np.isfinite(w)) or np.any(w < 0):
+    w = as_real_array(weights, "weights")
+    if w.shape != (k,) or np.any(w < 0):
         raise ValueError(f"weights must hold {k} finite non-negative numbers")
     n_source = check_int(n_source, "n_source")
     n_target = check_int(n_target, "n_target")
     delta = check_open_unit(delta, "delta")
     sigma = float(np.linalg.svd(c, compute_uv=False).min())
-    a_q = np.sqrt(np.log(4.0 * k / delta) / (2.0 * n_target))
-    a_p = np.sqrt(np.log(4.0 * k**2 / delta) / (2.0 * n_source))
+    a_q = np.sqrt(_log_over(4.0 * k, delta) / (2.0 * n_target))
+    a_p = np.sqrt(_log_over(4.0 * k**2, delta) / (2.0 * n_source))
     if k * a_p >= sigma:
         raise ValueError(
             f"n_source = {n_source} is too small for the BBSE bound at delta = {delta}: k a_P = {k * a_p:.3g} "
             f"is not below the smallest singular value {sigma:.3g} of the confusion matrix"
         )
-    return float((np.sqrt(k) * a_q + k * a_p * np.linalg.norm(w)) / (sigma - k * a_p))
+    bound = (np.sqrt(k) * a_q + k * a_p * np.linalg.norm(w)) / (sigma - k * a_p)
+    if not np.isfinite(bound):
+        raise ValueError("weights or confusion are too large: the bound exceeds the float range")
+    return float(bound)

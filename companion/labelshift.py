@@ -116,7 +116,7 @@ class CompositeRecalibrator:
     """
 
     def __init__(self, n_bins: int | None = None):
-        self.n_bins = n_bins
+        self.n_bins = None if n_bins is None else check_int(n_bins, "n_bins")
 
     def fit(self, z_source, y_source, y_target) -> "CompositeRecalibrator":
         """Fit on source forecasts and labels, and target labels only."""
@@ -124,7 +124,7 @@ class CompositeRecalibrator:
         y_source = as_labels(y_source, "y_source")
         check_same_length(z_source=z_source, y_source=y_source)
         y_target = as_labels(y_target, "y_target")
-        n_bins = cube_root_bins(z_source.size) if self.n_bins is None else check_int(self.n_bins, "n_bins")
+        n_bins = cube_root_bins(z_source.size) if self.n_bins is None else self.n_bins
         self.source_prior_ = _class_prior(y_source, "y_source")
         self.target_prior_ = _class_prior(y_target, "y_target")
         self.binning_ = UniformMassBinning(n_bins).fit(z_source, y_source)
@@ -176,6 +176,10 @@ def fit_label_shift_estimators(
     :math:`\lfloor n_Q^{1/3}\rfloor` on the target sample.  The target
     forecasts are used only by TARGET.
     """
+    if n_bins_source is not None:
+        n_bins_source = check_int(n_bins_source, "n_bins_source")
+    if n_bins_target is not None:
+        n_bins_target = check_int(n_bins_target, "n_bins_target")
     z_target = as_probabilities(z_target, "z_target")
     y_target = as_labels(y_target, "y_target")
     check_same_length(z_target=z_target, y_target=y_target)

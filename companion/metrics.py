@@ -13,7 +13,7 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-from ._checks import as_edges, as_labels, as_probabilities, check_int, check_same_length
+from ._checks import as_edges, as_labels, as_probabilities, as_real_array, check_int, check_same_length
 from .binning import bin_indices, equal_width_edges
 
 __all__ = [
@@ -126,10 +126,18 @@ def conditional_mean(keys, y) -> np.ndarray:
     r"""Empirical :math:`\mathbb E[Y \mid \text{key}]` at every sample point (mean label of equal keys).
 
     With ``keys = z`` this is the empirical :math:`h^*(z_i)`; with ``keys = h(z)``
-    it is the empirical :math:`\mathbb E[Y \mid h(Z)]`.
+    it is the empirical :math:`\mathbb E[Y \mid h(Z)]`.  ``keys`` are finite
+    real numbers and ``y`` labels in {0, 1}, of the same length.
     """
-    keys = np.asarray(keys)
-    group, _, means = _group_means(keys, np.asarray(y, dtype=float))
+    keys = as_real_array(keys, "keys")
+    y = as_labels(y, "y")
+    check_same_length(keys=keys, y=y)
+    return _conditional_mean(keys, y)
+
+
+def _conditional_mean(keys: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """:func:`conditional_mean` on validated arrays."""
+    group, _, means = _group_means(keys, y.astype(float))
     return means[group]
 
 
@@ -148,7 +156,7 @@ def calibration_risk(h: Callable, z, y) -> float:
     empirical distribution of ``(z, y)``.
     """
     _, y, hz = _recalibrated(h, z, y)
-    return float(np.mean((hz - conditional_mean(hz, y)) ** 2))
+    return float(np.mean((hz - _conditional_mean(hz, y)) ** 2))
 
 
 def sharpness_risk(h: Callable, z, y) -> float:
@@ -157,7 +165,7 @@ def sharpness_risk(h: Callable, z, y) -> float:
     :math:`R^{sha}(h) = \mathbb E[(\mathbb E[Y\mid h(Z)] - \mathbb E[Y\mid Z])^2]`.
     """
     z, y, hz = _recalibrated(h, z, y)
-    return float(np.mean((conditional_mean(hz, y) - conditional_mean(z, y)) ** 2))
+    return float(np.mean((_conditional_mean(hz, y) - _conditional_mean(z, y)) ** 2))
 
 
 def recalibration_risk(h: Callable, z, y) -> float:
@@ -169,7 +177,7 @@ def recalibration_risk(h: Callable, z, y) -> float:
     ``calibration_risk + sharpness_risk``.
     """
     z, y, hz = _recalibrated(h, z, y)
-    return float(np.mean((hz - conditional_mean(z, y)) ** 2))
+    return float(np.mean((hz - _conditional_mean(z, y)) ** 2))
 
 
 class ReliabilityCurve(NamedTuple):

@@ -26,13 +26,24 @@ never by a loop over :math:`V_\lambda`.
 from __future__ import annotations
 
 import math
-import numbers
 from typing import NamedTuple
 
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-from ._checks import as_labels, as_real_array, as_rng, check_int, check_open_unit, check_positive, check_same_length
+from ._checks import (
+    MAX_INT,
+    _real_scalar,
+    as_labels,
+    as_real_array,
+    as_rng,
+    check_bool,
+    check_int,
+    check_open_unit,
+    check_positive,
+    check_real,
+    check_same_length,
+)
 
 __all__ = [
     "ROW_SUM_TOLERANCE",
@@ -79,46 +90,73 @@ _ROUND_SLACK = 1e-9
 # ---------------------------------------------------------------------------
 
 
-def check_lam(lam) -> tuple[float, int]:
+def check_lam(lam, name: str = "lam") -> tuple[float, int]:
     r"""Return ``(lam, m)`` for a grid step :math:`\lambda = 1/m` with an integer :math:`m \ge 2`.
 
     The level sets of ``def-multiclass-lp-level-sets`` need :math:`1/\lambda`
     to be an integer, as in the paper (section 2: "where :math:`1/\lambda` is a
     positive integer"); :math:`\lambda \in (0, 1)` rules out :math:`m = 1`.
+    ``name`` is the argument name used in error messages (a driver passes its own,
+    e.g. ``"lam_values entries"``).
     """
-    lam = check_open_unit(lam, "lam")
+    lam = check_open_unit(lam, name)
+    if not 1.0 / lam <= MAX_INT:  # also catches 1/lam = inf for a subnormal lam
+        raise ValueError(f"{name} must be 1/m for an integer m <= {MAX_INT}, got {lam!r}")
     m = round(1.0 / lam)
     if abs(m * lam - 1.0) > 1e-9:
-        raise ValueError(f"lam must be 1/m for an integer m (1/lam = {1.0 / lam!r} is not an integer)")
+        raise ValueError(f"{name} must be 1/m for an integer m (1/{name} = {1.0 / lam!r} is not an integer)")
     return 1.0 / m, int(m)
 
 
-def check_p(p) -> float:
-    """Return ``p`` as a float in [1, inf] (``numpy.inf`` or ``float('inf')`` for the max)."""
-    if isinstance(p, bool) or not isinstance(p, numbers.Real) or np.isnan(p):
-        raise ValueError(f"p must be a number in [1, infinity], got {p!r}")
-    p = float(p)
-    if p < 1.0:
-        raise ValueError(f"p must be at least 1 (an l_p norm), got {p!r}")
-    return p
+def check_p(p, name: str = "p") -> float:
+    """Return ``p`` as a float in [1, inf] (``numpy.inf`` or ``float('inf')`` for the max).
+
+    Python and numpy real scalars and 0-d real arrays are accepted; bool, strings,
+    complex numbers, NaN and integers too large for a float are not.  ``name`` is
+    the argument name used in error messages.
+    """
+    rule = "a number in [1, infinity]"
+    value = _real_scalar(p, name, rule)
+    if np.isnan(value):
+        raise ValueError(f"{name} must be {rule}, got {p!r}")
+    if value < 1.0:
+        raise ValueError(f"{name} must be at least 1 (an l_p norm), got {p!r}")
+    return value
 
 
-def _p_values(p) -> tuple[np.ndarray, bool]:
+def _p_array(p, name: str) -> np.ndarray:
+    """Validate a non-empty 1-D sequence of exponents in [1, inf] (entries checked by :func:`check_p`)."""
+    try:
+        raw = np.asarray(p)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{name} must be a 1-D sequence of numbers in [1, infinity], got {p!r}") from None
+    if raw.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D sequence of numbers in [1, infinity], got shape {raw.shape}")
+    if raw.size == 0:
+        raise ValueError(f"{name} must hold at least one exponent")
+    if raw.dtype.kind not in "iufO":
+        raise ValueError(f"{name} must hold real numbers, got dtype {raw.dtype}")
+    return np.array([check_p(v, f"{name} entries") for v in raw.tolist()])
+
+
+def _p_values(p, name: str = "p") -> tuple[np.ndarray, bool]:
     """Validate a scalar or 1-D sequence of p; return the array and whether the input was scalar."""
-    if np.ndim(p) == 0:
-        return np.array([check_p(p)]), True
-    values = [check_p(v) for v in np.asarray(p, dtype=object).ravel()]
-    if not values:
-        raise ValueError("p must not be an empty sequence")
-    return np.array(values), False
+    try:
+        scalar = np.ndim(p) == 0
+    except (TypeError, ValueError):  # a ragged nested sequence
+        raise ValueError(f"{name} must be a number or a 1-D sequence of numbers in [1, infinity], got {p!r}") from None
+    if scalar:
+        return np.array([check_p(p, name)]), True
+    return _p_array(p, name), False
 
 
 def as_probability_rows(probs, name: str = "probs", *, atol: float = ROW_SUM_TOLERANCE) -> np.ndarray:
     """Return an ``(n, k)`` float array whose rows lie on the simplex (k >= 2).
 
     Entries must be finite and non-negative and every row must sum to 1 within
-    ``atol``; nothing is clipped or renormalised.
+    ``atol`` (a finite number >= 0); nothing is clipped or renormalised.
     """
+    atol = check_real(atol, "atol", minimum=0.0)
     arr = as_real_array(probs, name, ndim=2)
     if arr.shape[1] < 2:
         raise ValueError(f"{name} must have at least 2 columns (classes), got shape {arr.shape}")
@@ -260,6 +298,7 @@ def enumerate_level_sets(k: int, lam, max_count: int = 2_000_000) -> np.ndarray:
     """
     k = check_int(k, "k", minimum=2)
     _, m = check_lam(lam)
+    max_count = check_int(max_count, "max_count")
     total = math.comb(m + k, k)
     if total > max_count:
         raise ValueError(f"k and lam give C(1/lam + k, k) = {total} vectors to walk, more than max_count = {max_count}")
@@ -432,9 +471,12 @@ def population_lp_calibration_error(probs, cond_mean, weights, p, lam):
     :math:`\mathbb E[Y \mid \text{atom } j]`; the terms are
     :math:`|\sum_{j:\, r(g_j) = v} w_j (g_{j,i} - \mathbb E[Y_i\mid j])|`.
     """
+    _, m = check_lam(lam)
     p_values, scalar = _p_values(p)
-    terms = calibration_error_terms(probs, None, lam, weights=weights, cond_mean=cond_mean)
-    out = _norms(terms.signed, p_values)
+    probs = as_probability_rows(probs)
+    target = _cond_mean_for(probs, cond_mean)
+    w = _weights_for(probs, weights)
+    out = _norms(_error_terms(probs, target, w, m).signed, p_values)
     return float(out[0]) if scalar else out
 
 
@@ -459,18 +501,21 @@ def _classwise_ece(probs, target, weights, n_bins) -> float:
     return float(total)
 
 
-def _ece_inputs(probs, y, n_bins, cond_mean=None, weights=None):
+def _ece_inputs(probs, y, n_bins):
+    """Validated inputs of an empirical ECE: rows, one-hot targets, weights 1/n, n_bins."""
     probs = as_probability_rows(probs)
     n_bins = check_int(n_bins, "n_bins", minimum=1)
-    if cond_mean is None:
-        yy = _labels_for(probs, y)
-        target = np.zeros_like(probs)
-        target[np.arange(yy.size), yy] = 1.0
-        w = np.full(yy.size, 1.0 / yy.size)
-    else:
-        target = _cond_mean_for(probs, cond_mean)
-        w = _weights_for(probs, weights)
-    return probs, target, w, n_bins
+    yy = _labels_for(probs, y)
+    target = np.zeros_like(probs)
+    target[np.arange(yy.size), yy] = 1.0
+    return probs, target, np.full(yy.size, 1.0 / yy.size), n_bins
+
+
+def _population_ece_inputs(probs, cond_mean, weights, n_bins):
+    """Validated inputs of a population ECE on a finite law (``cond_mean`` and ``weights`` required)."""
+    probs = as_probability_rows(probs)
+    n_bins = check_int(n_bins, "n_bins", minimum=1)
+    return probs, _cond_mean_for(probs, cond_mean), _weights_for(probs, weights), n_bins
 
 
 def top_label_ece(probs, y, n_bins: int = 15) -> float:
@@ -484,7 +529,7 @@ def top_label_ece(probs, y, n_bins: int = 15) -> float:
 
 def population_top_label_ece(probs, cond_mean, weights, n_bins: int = 15) -> float:
     """Population top-label ECE on a finite law (see :func:`population_lp_calibration_error` for the inputs)."""
-    return _top_label_ece(*_ece_inputs(probs, None, n_bins, cond_mean, weights))
+    return _top_label_ece(*_population_ece_inputs(probs, cond_mean, weights, n_bins))
 
 
 def classwise_ece(probs, y, n_bins: int = 15) -> float:
@@ -498,7 +543,7 @@ def classwise_ece(probs, y, n_bins: int = 15) -> float:
 
 def population_classwise_ece(probs, cond_mean, weights, n_bins: int = 15) -> float:
     """Population class-wise ECE (summed over classes) on a finite law."""
-    return _classwise_ece(*_ece_inputs(probs, None, n_bins, cond_mean, weights))
+    return _classwise_ece(*_population_ece_inputs(probs, cond_mean, weights, n_bins))
 
 
 def squared_error(probs, y) -> float:
@@ -559,6 +604,8 @@ class MulticlassScenario:
         seed: int = 0,
     ):
         self.n_classes = k = check_int(n_classes, "n_classes", minimum=2)
+        if not isinstance(seed, np.random.Generator):
+            seed = check_int(seed, "seed", minimum=0)
         self.n_atoms = check_int(n_atoms, "n_atoms", minimum=1)
         self.sharpness = check_positive(sharpness, "sharpness")
         self.spread = check_positive(spread, "spread")
@@ -582,6 +629,7 @@ class MulticlassScenario:
         """Draw ``n`` IID pairs: forecasts ``probs`` (n, k) and labels ``y``; optionally the atom indices."""
         n = check_int(n, "n", minimum=1)
         rng = as_rng(0 if rng is None else rng)
+        return_index = check_bool(return_index, "return_index")
         # multinomial counts per (atom, class) cell, expanded and put in a uniformly random order:
         # the same law as n independent draws of (atom, label)
         per_atom = rng.multinomial(n, self.weights)
@@ -600,14 +648,17 @@ class MulticlassScenario:
         Returns ``lp`` (array over ``p``), ``squared_error``, ``top_label_ece``,
         ``classwise_ece`` (``n_bins`` equal-width bins) and ``accuracy``.
         """
+        check_lam(lam)
+        p_values, _ = _p_values(p)
+        n_bins = check_int(n_bins, "n_bins")
         g = predict(self.atoms) if callable(predict) else predict
         g = as_probability_rows(g, "predictions")
         if g.shape != self.atoms.shape:
             raise ValueError(f"predictions must have shape {self.atoms.shape}, got {g.shape}")
-        lp = population_lp_calibration_error(g, self.h_star, self.weights, np.atleast_1d(p), lam)
+        lp = population_lp_calibration_error(g, self.h_star, self.weights, p_values, lam)
         hit = self.h_star[np.arange(self.n_atoms), np.argmax(g, axis=1)]
         return {
-            "p": np.atleast_1d(np.asarray(p, dtype=float)),
+            "p": p_values,
             "lp": lp,
             "squared_error": population_squared_error(g, self.h_star, self.weights),
             "top_label_ece": population_top_label_ece(g, self.h_star, self.weights, n_bins),
@@ -780,9 +831,11 @@ class LpCalibrator:
             raise ValueError(f"pools must be True or False, got {pools!r}")
         self.pools = bool(pools)
         self.max_iter = DEFAULT_MAX_ITER if max_iter is None else check_int(max_iter, "max_iter", minimum=0)
-        self.record_states = bool(record_states)
-        self.record_queries = bool(record_queries)
-        self.check_sample_size = bool(check_sample_size)
+        self.record_states = check_bool(record_states, "record_states")
+        self.record_queries = check_bool(record_queries, "record_queries")
+        self.check_sample_size = check_bool(check_sample_size, "check_sample_size")
+        if rng is not None:
+            as_rng(rng)  # validated now; kept as given, so that every fit starts from the same seed
         self.rng = rng
 
     # -- thresholds, pools and noise --------------------------------------------
@@ -1084,7 +1137,7 @@ class LpCalibrator:
         out = _canonical_from_counts(counts, self.m)
         if self.keys_.size == 0:
             return out
-        table = self.bin_predictions_ if bin_predictions is None else np.asarray(bin_predictions, dtype=float)
+        table = self.bin_predictions_ if bin_predictions is None else as_real_array(bin_predictions, "bin_predictions", ndim=2)
         if table.shape != (self.keys_.size, probs.shape[1]):
             raise ValueError(f"bin_predictions must have shape {(self.keys_.size, probs.shape[1])}, got {table.shape}")
         keys = _keys_from_counts(counts, self.m)

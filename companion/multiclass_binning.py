@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_probabilities, as_real_array, check_int
-from .shift import as_simplex_rows, encode_labels, posterior_correction
+from ._checks import as_labels, as_probabilities, as_real_array, as_weights, check_int, check_same_length
+from .shift import _as_cut_point_list, as_simplex_rows, encode_labels, posterior_correction
 
 __all__ = [
     "CoordinatePartition",
@@ -82,15 +82,8 @@ class LogRatioGridPartition:
         a = as_real_array(contrasts, "contrasts", ndim=2)
         if np.any(np.abs(a.sum(axis=1)) > 1e-12):
             raise ValueError("contrasts must have rows summing to 0 (log-ratio coordinates)")
-        if len(edges) != a.shape[0]:
-            raise ValueError(f"edges must hold one array of cut points per contrast ({a.shape[0]})")
         self.contrasts = a
-        self.edges = []
-        for r, e in enumerate(edges):
-            e = np.asarray(e, dtype=float)
-            if e.ndim != 1 or e.size < 2 or np.any(np.isnan(e)) or np.any(np.diff(e) <= 0):
-                raise ValueError(f"edges[{r}] must be a strictly increasing 1-D array with at least two entries")
-            self.edges.append(e)
+        self.edges = _as_cut_point_list(edges, "edges", a.shape[0], strict=True)
         self.shape = tuple(e.size - 1 for e in self.edges)
         self.n_bins = int(np.prod(self.shape))
 
@@ -132,9 +125,25 @@ def uniform_mass_partition(probs, n_bins: int, coordinate: int = 1) -> Coordinat
     return CoordinatePartition(np.concatenate(([0.0], z[ranks - 1], [1.0])), coordinate)
 
 
+#: Largest number of (bin, class) cells :func:`bin_class_counts` allocates.
+_MAX_CELLS = 10**8
+
+
 def bin_class_counts(bins: np.ndarray, codes: np.ndarray, n_bins: int, n_classes: int) -> np.ndarray:
-    """Counts :math:`N_{I,y}` of points of class ``y`` in bin ``I``, shape ``(n_bins, n_classes)``."""
-    flat = np.bincount(np.asarray(bins) * n_classes + np.asarray(codes), minlength=n_bins * n_classes)
+    """Counts :math:`N_{I,y}` of points of class ``y`` in bin ``I``, shape ``(n_bins, n_classes)``.
+
+    ``bins`` holds bin indices in ``0, ..., n_bins - 1`` and ``codes`` class
+    codes in ``0, ..., n_classes - 1`` (1-D integer arrays of one length);
+    ``n_bins * n_classes`` is at most :math:`10^8`.
+    """
+    n_bins = check_int(n_bins, "n_bins")
+    n_classes = check_int(n_classes, "n_classes")
+    if n_bins * n_classes > _MAX_CELLS:
+        raise ValueError(f"n_bins * n_classes must be at most {_MAX_CELLS} cells, got {n_bins} * {n_classes}")
+    b = as_labels(bins, "bins", n_classes=n_bins)
+    c = as_labels(codes, "codes", n_classes=n_classes)
+    check_same_length(bins=b, codes=c)
+    flat = np.bincount(b * n_classes + c, minlength=n_bins * n_classes)
     return flat.reshape(n_bins, n_classes)
 
 
@@ -167,9 +176,9 @@ class CanonicalBinning:
 
     def fit(self, probs, y, classes=None) -> "CanonicalBinning":
         p = as_simplex_rows(probs, "probs")
-        if p.shape[0] != np.asarray(y).shape[0]:
-            raise ValueError(f"probs and y must have the same length, got {p.shape[0]} and {np.asarray(y).shape[0]}")
         codes, classes = encode_labels(y, "y", p.shape[1], classes)
+        if p.shape[0] != codes.shape[0]:
+            raise ValueError(f"probs and y must have the same length, got {p.shape[0]} and {codes.shape[0]}")
         bins = self.partition.assign(p)
         counts = bin_class_counts(bins, codes, self.partition.n_bins, p.shape[1])
         totals = counts.sum(axis=1)
@@ -214,13 +223,22 @@ class LabelShiftCanonicalBinning(CanonicalBinning):
     """
 
     def fit(self, probs, y, weights, classes=None) -> "LabelShiftCanonicalBinning":
+        """Fit on the source sample and reweight every bin's frequencies with ``weights`` (eq. (17)).
+
+        ``weights``: one non-negative weight per class (column of ``probs``),
+        not all zero; every bin must hold a source point of a class with a
+        positive weight (otherwise eq. (17) is 0/0 there).
+        """
+        w = as_weights(weights, "weights")
         super().fit(probs, y, classes)
-        w = np.asarray(weights, dtype=float)
+        if w.size != self.frequencies_.shape[1]:
+            raise ValueError(f"weights must hold one weight per class ({self.frequencies_.shape[1]}), got {w.size}")
+        mass = self.frequencies_ @ w
+        if np.any(mass <= 0.0):
+            empty = int(np.flatnonzero(mass <= 0.0)[0])
+            raise ValueError(f"weights give bin {empty} no mass: it holds source points only of classes of weight 0, "
+                             "so eq. (17) is 0/0 there")
         self.source_frequencies_ = self.frequencies_
-        try:
-            self.frequencies_ = posterior_correction(self.source_frequencies_, w)
-        except ValueError as err:  # name the argument and the bin, not a row of an internal array
-            raise ValueError(f"weights cannot reweight the bin frequencies (eq. (17)): {err} "
-                             "(rows are bins; a bin must hold a source point of a class with positive weight)") from err
+        self.frequencies_ = posterior_correction(self.source_frequencies_, w)
         self.weights_ = w
         return self

@@ -26,7 +26,16 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import expit, logit, ndtr, ndtri
 
-from ._checks import as_masses, as_probabilities, as_real_array, check_int, check_open_unit, check_same_length
+from ._checks import (
+    as_masses,
+    as_probabilities,
+    as_real_array,
+    check_int,
+    check_open_unit,
+    check_option,
+    check_same_length,
+    check_tolerance,
+)
 
 __all__ = [
     "InfeasibleSystemError",
@@ -144,9 +153,14 @@ def _posteriors_and_masses(posteriors, target_masses) -> tuple[np.ndarray, np.nd
     return eta, f
 
 
-def _check_link(link: str) -> None:
-    if link not in _LINKS:
-        raise ValueError(f"link must be one of {sorted(_LINKS)}, got {link!r}")
+def _check_link(link) -> str:
+    """``link`` if it names a link of :data:`_LINKS` (a string compared exactly); else a ValueError naming ``link``."""
+    return check_option(link, "link", sorted(_LINKS))
+
+
+def _check_solver(xtol, max_iter) -> tuple[float, int]:
+    """Brent's tolerance ``xtol`` in (0, 1) and the iteration limit ``max_iter`` >= 1, checked under their public names."""
+    return check_tolerance(xtol, "xtol"), check_int(max_iter, "max_iter")
 
 
 def _check_auc(auc) -> float:
@@ -217,7 +231,7 @@ def capped_scaling(
     """
     eta, f = _posteriors_and_masses(posteriors, target_masses)
     q = check_open_unit(target_prior, "target_prior")
-    max_iter = check_int(max_iter, "max_iter")
+    xtol, max_iter = _check_solver(xtol, max_iter)
 
     def excess(t: float) -> float:
         return float(f @ np.minimum(t * eta, 1.0)) - q
@@ -261,7 +275,7 @@ def fjs(
     eta, f = _posteriors_and_masses(posteriors, target_masses)
     p = check_open_unit(source_prior, "source_prior")
     q = check_open_unit(target_prior, "target_prior")
-    max_iter = check_int(max_iter, "max_iter")
+    xtol, max_iter = _check_solver(xtol, max_iter)
     odds = eta / (1.0 - eta)
     rho_lo = p / ((1.0 - p) * float(f @ odds))
     rho_hi = p / (1.0 - p) * float(f @ (1.0 / odds))
@@ -364,9 +378,10 @@ def _qmm(x, f, q, auc, link, *, what, xtol, max_iter) -> tuple[float, float, np.
     return float(np.exp(log_a)), b, post
 
 
-def _qmm_inputs(posteriors, target_masses, target_prior, auc, max_iter):
+def _qmm_inputs(posteriors, target_masses, target_prior, auc, xtol, max_iter):
     eta, f = _posteriors_and_masses(posteriors, target_masses)
-    return eta, f, check_open_unit(target_prior, "target_prior"), _check_auc(auc), check_int(max_iter, "max_iter")
+    q, auc = check_open_unit(target_prior, "target_prior"), _check_auc(auc)
+    return (eta, f, q, auc, *_check_solver(xtol, max_iter))
 
 
 def platt(posteriors, target_masses, target_prior, auc, *, xtol: float = 1e-15, max_iter: int = 200) -> Recalibrated:
@@ -375,7 +390,7 @@ def platt(posteriors, target_masses, target_prior, auc, *, xtol: float = 1e-15, 
     ``auc`` is the AUC to preserve, usually the source AUC
     ``implied_auc(posteriors, source_masses)``.
     """
-    eta, f, q, auc, max_iter = _qmm_inputs(posteriors, target_masses, target_prior, auc, max_iter)
+    eta, f, q, auc, xtol, max_iter = _qmm_inputs(posteriors, target_masses, target_prior, auc, xtol, max_iter)
     a, b, post = _qmm(eta, f, q, auc, "logistic", what="system (8c) for Platt scaling", xtol=xtol, max_iter=max_iter)
     return Recalibrated(post, {"a": a, "b": b})
 
@@ -388,8 +403,8 @@ def cspd(
     ``link="logistic"`` takes :math:`F` = inverse logit (logistic CSPD),
     ``link="normal"`` takes :math:`F = \Phi` (normal CSPD).
     """
-    _check_link(link)
-    eta, f, q, auc, max_iter = _qmm_inputs(posteriors, target_masses, target_prior, auc, max_iter)
+    eta, f, q, auc, xtol, max_iter = _qmm_inputs(posteriors, target_masses, target_prior, auc, xtol, max_iter)
+    link = _check_link(link)
     x = _LINKS[link][1](eta)
     a, b, post = _qmm(x, f, q, auc, link, what=f"system (8c) for {link} CSPD", xtol=xtol, max_iter=max_iter)
     return Recalibrated(post, {"a": a, "b": b, "link": link})
@@ -403,13 +418,13 @@ def cspd_auc_profile(
     Shows which AUCs the system (8c) can reach: one with no slope reaching
     it has no solution.
     """
-    _check_link(link)
     eta, f = _posteriors_and_masses(posteriors, target_masses)
     q = check_open_unit(target_prior, "target_prior")
     slopes = as_real_array(slopes, "slopes")
     if np.any(slopes <= 0):
         raise ValueError("slopes must be positive")
-    max_iter = check_int(max_iter, "max_iter")
+    link = _check_link(link)
+    xtol, max_iter = _check_solver(xtol, max_iter)
     F, F_inv = _LINKS[link]
     x = F_inv(eta)
     out = np.empty(slopes.size)
@@ -427,10 +442,10 @@ def cspd_quantify(
     Returns the target posteriors :math:`F(a F^{-1}(\eta_P))` and, in
     ``params["prior_estimate"]``, :math:`\hat q = E_Q[F(a F^{-1}(\eta_P))]`.
     """
-    _check_link(link)
     eta, f = _posteriors_and_masses(posteriors, target_masses)
     auc = _check_auc(auc)
-    max_iter = check_int(max_iter, "max_iter")
+    link = _check_link(link)
+    xtol, max_iter = _check_solver(xtol, max_iter)
     F, F_inv = _LINKS[link]
     x = F_inv(eta)
 
@@ -510,8 +525,7 @@ def _roc_inputs(target_masses, target_prior, auc, iteration) -> tuple[np.ndarray
     f = as_masses(target_masses, "target_masses")
     q = check_open_unit(target_prior, "target_prior")
     auc = _check_auc(auc)
-    if iteration not in ROC_QMM_ITERATIONS:
-        raise ValueError(f"iteration must be one of {ROC_QMM_ITERATIONS}, got {iteration!r}")
+    check_option(iteration, "iteration", ROC_QMM_ITERATIONS)
     if f[-1] <= 0.0 or f[0] <= 0.0:
         raise ValueError(
             "target_masses must be positive at the lowest and highest score (the mid-point cdf must lie in (0, 1))"
@@ -541,9 +555,8 @@ def roc_qmm(
     For a discrete score the target mean and AUC are met only approximately.
     """
     f, q, c = _roc_inputs(target_masses, target_prior, auc, iteration)
+    tol = check_tolerance(tol, "tol")
     max_iter = check_int(max_iter, "max_iter")
-    if not (np.isfinite(tol) and tol > 0):
-        raise ValueError(f"tol must be a positive number, got {tol!r}")
     fp = _roc_fixed_point(f, q, c, iteration=iteration, tol=tol, max_iter=max_iter)
     return Recalibrated(fp.posteriors, {"c": c, "class0_masses": fp.class0_masses, "changes": fp.changes})
 
@@ -601,10 +614,12 @@ def two_param_qmm(
     found by :func:`roc_qmm`; :math:`a, b` solve mean :math:`= q` and implied
     AUC :math:`=` ``auc`` exactly (``a < 0`` for an increasing posterior).
     """
-    fit = roc_qmm(target_masses, target_prior, auc, tol=tol, max_iter=max_iter)
+    f, q, _ = _roc_inputs(target_masses, target_prior, auc, "normalized")
+    auc = _check_auc(auc)
+    tol = check_tolerance(tol, "tol")
+    xtol, max_iter = _check_solver(xtol, max_iter)
+    fit = roc_qmm(f, q, auc, tol=tol, max_iter=max_iter)
     f0 = fit.params["class0_masses"]
     x = ndtri(_midpoint_cdf(f0))
-    f = np.asarray(target_masses, dtype=float)
-    a, b, post = _qmm(x, f, float(target_prior), float(auc), "logistic", what="system (12b) for 2-parameter QMM",
-                      xtol=xtol, max_iter=max_iter)
+    a, b, post = _qmm(x, f, q, auc, "logistic", what="system (12b) for 2-parameter QMM", xtol=xtol, max_iter=max_iter)
     return Recalibrated(post, {"a": -a, "b": -b, "class0_masses": f0})

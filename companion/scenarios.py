@@ -19,9 +19,38 @@ from scipy.optimize import minimize_scalar
 from scipy.special import expit, logit, ndtr, ndtri
 from scipy.stats import binom
 
-from ._checks import as_edges, as_probabilities, as_rng, check_int, check_open_unit, check_positive
+from ._checks import (
+    as_edges,
+    as_probabilities,
+    as_real_array,
+    as_rng,
+    check_callable,
+    check_int,
+    check_open_unit,
+    check_positive,
+)
 
 __all__ = ["GaussianMixture", "PopulationDecomposition", "RatingScaleExample"]
+
+
+def _real_values(x, name: str) -> np.ndarray:
+    """``x`` (a real scalar or an array of any shape) as a finite, non-empty float array, or a ValueError naming ``name``."""
+    try:
+        ndim = np.ndim(x)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a real number or an array of real numbers") from None
+    return as_real_array(x, name, ndim=ndim)
+
+
+def _nonempty_rows(items, name: str) -> list:
+    """A non-empty sequence of arrays as a list: a list or tuple of arrays, or the rows of a 2-D array."""
+    if isinstance(items, np.ndarray) and items.ndim >= 2:
+        return list(items)
+    if isinstance(items, (str, bytes)) or not isinstance(items, (list, tuple, np.ndarray)):
+        raise ValueError(f"{name} must be a non-empty list of arrays, got {type(items).__name__}")
+    if len(items) == 0:
+        raise ValueError(f"{name} must hold at least one array")
+    return list(items)
 
 
 def _gauss_legendre_panels(lo: float, hi: float, n_panels: int, order: int):
@@ -87,14 +116,18 @@ class GaussianMixture:
         return float(np.log(self.prior / (1.0 - self.prior)))
 
     def posterior_x(self, x) -> np.ndarray:
-        """P[Y = 1 | X = x] = sigmoid(2 mu x + log prior odds)."""
-        return expit(2.0 * self.mu * np.asarray(x, dtype=float) + self.log_prior_odds)
+        """P[Y = 1 | X = x] = sigmoid(2 mu x + log prior odds), for a finite real ``x`` of any shape."""
+        return self._posterior_x(_real_values(x, "x"))
+
+    def _posterior_x(self, x: np.ndarray) -> np.ndarray:
+        """:meth:`posterior_x` without validation (internal callers pass clean arrays, possibly +-inf)."""
+        return expit(2.0 * self.mu * x + self.log_prior_odds)
 
     def h_star(self, z) -> np.ndarray:
         """Optimal recalibration h*(z) = E[Y | Z = z] of the sigmoid forecaster (eq. (7))."""
         z = as_probabilities(z, "z", ndim=np.ndim(z))
         with np.errstate(divide="ignore"):
-            return self.posterior_x(logit(z))
+            return self._posterior_x(logit(z))
 
     @cached_property
     def _x_grid(self):
@@ -110,10 +143,10 @@ class GaussianMixture:
 
     def expect(self, g) -> float:
         """E[g(X)] under the mixture, for a smooth vectorized ``g`` of x (one value per node)."""
-        if not callable(g):
-            raise ValueError("g must be a callable, vectorized function of x")
+        check_callable(g, "g")
         x, w0, w1 = self._x_grid
-        gx = np.asarray(g(x), dtype=float)
+        raw = g(x)
+        gx = as_real_array(raw, "g(x)", ndim=np.ndim(raw))
         if gx.shape != x.shape:
             raise ValueError(f"g must map an array of {x.size} points x to an array of the same shape, got shape {gx.shape}")
         return float((1.0 - self.prior) * (w0 @ gx) + self.prior * (w1 @ gx))
@@ -134,8 +167,8 @@ class GaussianMixture:
         pi = self.prior
         error0, error1 = self.class_conditional_mse()
         mse = (1.0 - pi) * error0 + pi * error1
-        sharpness = self.expect(lambda t: (self.posterior_x(t) - pi) ** 2)
-        calibration = self.expect(lambda t: (expit(t) - self.posterior_x(t)) ** 2)
+        sharpness = self.expect(lambda t: (self._posterior_x(t) - pi) ** 2)
+        calibration = self.expect(lambda t: (expit(t) - self._posterior_x(t)) ** 2)
         return PopulationDecomposition(
             mse=float(mse),
             variance=pi * (1.0 - pi),
@@ -234,7 +267,7 @@ class GaussianMixture:
         so comparing the two checks nothing; :meth:`recalibration_risk_by_quadrature`
         gives an independent value.  See :meth:`population_risks_batch` for the method.
         """
-        batch = self.population_risks_batch([edges], [values])
+        batch = self._risks_batch([as_edges(edges, "edges")], [as_probabilities(values, "values")], "values")
         return {key: float(val[0]) for key, val in batch.items()}
 
     def population_risks_batch(self, edges_list, values_list) -> dict:
@@ -252,13 +285,21 @@ class GaussianMixture:
         in ``x`` split at every bin edge of every map, so each panel lies in
         one bin (tests: within 1e-9 relative of 30-digit quadrature).
         """
-        if len(edges_list) != len(values_list) or len(edges_list) == 0:
-            raise ValueError("edges_list and values_list must be non-empty and of the same length")
-        edges_list = [as_edges(e, "edges") for e in edges_list]
-        values_list = [as_probabilities(v, "values") for v in values_list]
+        edges_list = _nonempty_rows(edges_list, "edges_list")
+        values_list = _nonempty_rows(values_list, "values_list")
+        if len(edges_list) != len(values_list):
+            raise ValueError(
+                f"edges_list and values_list must have the same length, got {len(edges_list)} and {len(values_list)}"
+            )
+        edges_list = [as_edges(e, "edges_list entries") for e in edges_list]
+        values_list = [as_probabilities(v, "values_list entries") for v in values_list]
+        return self._risks_batch(edges_list, values_list, "values_list entries")
+
+    def _risks_batch(self, edges_list: list, values_list: list, values_name: str) -> dict:
+        """:meth:`population_risks_batch` on validated edges and values (``values_name`` names the values in errors)."""
         for e, v in zip(edges_list, values_list):
             if v.size != e.size - 1:
-                raise ValueError(f"values must hold one value per bin ({e.size - 1}), got {v.size}")
+                raise ValueError(f"{values_name} must hold one value per bin ({e.size - 1}), got {v.size}")
         n_maps = len(edges_list)
         n_bins = np.array([v.size for v in values_list])
         map_of_bin = np.repeat(np.arange(n_maps), n_bins)
@@ -285,7 +326,7 @@ class GaussianMixture:
 
         nodes, weights, bin_of_node = self._panel_rule(x_lo, x_hi, map_of_bin, n_maps)
         density = (pi * np.exp(-0.5 * (nodes - mu) ** 2) + (1.0 - pi) * np.exp(-0.5 * (nodes + mu) ** 2)) / np.sqrt(2.0 * np.pi)
-        spread = (self.posterior_x(nodes) - group_mean[group[bin_of_node]]) ** 2
+        spread = (self._posterior_x(nodes) - group_mean[group[bin_of_node]]) ** 2
         sha = np.bincount(map_of_bin[bin_of_node], weights * density * spread, n_maps)
         return {"cal": cal, "sha": sha, "risk": cal + sha, "mse": mse}
 
@@ -346,8 +387,10 @@ class GaussianMixture:
             ``cal``, ``sha`` (zeros), ``risk`` and ``mse`` (:math:`\mathbb E[(h(Z)-Y)^2]`),
             floats or arrays of the batch shape.
         """
+        check_callable(h, "h")
         x, w0, w1 = self._x_grid
-        hz = np.asarray(h(expit(x)), dtype=float)
+        raw = h(expit(x))
+        hz = as_real_array(raw, "h(z)", ndim=np.ndim(raw))
         if hz.ndim == 0 or hz.shape[-1] != x.size:
             raise ValueError(f"h must map an array of {x.size} forecasts to an array whose last axis has that length")
         if not np.all(np.isfinite(hz)) or np.any((hz < 0.0) | (hz > 1.0)):
@@ -358,7 +401,7 @@ class GaussianMixture:
         if np.any((step <= 0.0) & ~saturated):
             raise ValueError("h must be strictly increasing (injective), otherwise its sharpness risk is not 0")
         pi = self.prior
-        sq_err = (hz - self.posterior_x(x)) ** 2
+        sq_err = (hz - self._posterior_x(x)) ** 2
         risk = (1.0 - pi) * (sq_err @ w0) + pi * (sq_err @ w1)
         mse = pi * ((1.0 - hz) ** 2 @ w1) + (1.0 - pi) * (hz**2 @ w0)
         if np.ndim(risk) == 0:
@@ -415,14 +458,13 @@ class GaussianMixture:
         float
             :math:`R(h)` under this mixture.
         """
-        if not callable(h):
-            raise ValueError("h must be a callable recalibration map from [0, 1] to [0, 1]")
+        check_callable(h, "h")
         rtol = check_open_unit(rtol, "rtol")
-        cuts = np.atleast_1d(np.asarray(breakpoints, dtype=float))
-        if cuts.ndim != 1:
-            raise ValueError(f"breakpoints must be a 1-D array of points in [0, 1], got shape {cuts.shape}")
-        if cuts.size:
-            cuts = as_probabilities(cuts, "breakpoints")
+        cuts = as_real_array(breakpoints, "breakpoints", ndim=np.ndim(breakpoints), allow_empty=True).reshape(-1)
+        if np.ndim(breakpoints) > 1:
+            raise ValueError(f"breakpoints must be a 1-D array of points in [0, 1], got shape {np.shape(breakpoints)}")
+        if np.any((cuts < 0.0) | (cuts > 1.0)):
+            raise ValueError("breakpoints must lie in [0, 1]")
         pieces = np.unique(np.concatenate(([0.0, 1.0], cuts)))
         pi, mu = self.prior, self.mu
         norm = 1.0 / math.sqrt(2.0 * math.pi)

@@ -29,7 +29,6 @@ posteriors under source and target (:class:`GaussianLabelShift`,
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 from functools import cached_property
 from typing import NamedTuple
@@ -40,7 +39,17 @@ from scipy.linalg import null_space
 from scipy.optimize import brentq, minimize
 from scipy.special import ndtr
 
-from ._checks import as_real_array, as_rng, as_weights, check_int, check_positive
+from ._checks import (
+    as_real_array,
+    as_rng,
+    as_weights,
+    check_bool,
+    check_int,
+    check_option,
+    check_positive,
+    check_real,
+    check_tolerance,
+)
 
 __all__ = [
     "ConvergenceError",
@@ -93,8 +102,10 @@ def as_simplex_rows(probs, name: str, *, atol: float = SIMPLEX_ATOL) -> np.ndarr
     """Return ``probs`` as an ``(n, k)`` float array whose rows lie in the probability simplex.
 
     Every entry must be finite and in [0, 1], every row must sum to 1 within
-    ``atol``, and there must be at least two columns (classes).
+    ``atol`` (a finite number >= 0), and there must be at least two columns
+    (classes).  ``name`` is the caller's argument name, used in the messages.
     """
+    atol = check_real(atol, "atol", minimum=0.0)
     arr = as_real_array(probs, name, ndim=2)
     if arr.shape[1] < 2:
         raise ValueError(f"{name} must have at least two columns (one per class), got shape {arr.shape}")
@@ -130,9 +141,8 @@ def encode_labels(y, name: str, n_classes: int, classes=None) -> tuple[np.ndarra
     classes : numpy.ndarray
         The labels of the columns, in column order.
     """
-    y = np.asarray(y)
-    if y.ndim != 1 or y.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-dimensional array of labels, got shape {y.shape}")
+    n_classes = check_int(n_classes, "n_classes", minimum=2)
+    y = _as_label_vector(y, name)
     try:
         uniq, inverse = np.unique(y, return_inverse=True)
     except TypeError as exc:
@@ -163,6 +173,24 @@ def encode_labels(y, name: str, n_classes: int, classes=None) -> tuple[np.ndarra
     return codes_of_uniq[inverse.reshape(-1)], classes
 
 
+def _as_label_vector(y, name: str) -> np.ndarray:
+    """``y`` as a non-empty 1-D array of labels of a hashable, comparable kind (not complex, not NaN).
+
+    Labels are not parsed: strings stay strings (class ``"0"`` is not class ``0``).
+    """
+    try:
+        arr = np.asarray(y)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a 1-dimensional array of labels ({exc})") from None
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-dimensional array of labels, got shape {arr.shape}")
+    if arr.dtype.kind in "cV" or (arr.dtype.kind == "O" and any(isinstance(v, complex) for v in arr.tolist())):
+        raise ValueError(f"{name} must hold real or string labels, got complex entries")
+    if arr.dtype.kind == "f" and not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must not contain NaN or infinite labels")
+    return arr
+
+
 def _class_frequencies(codes: np.ndarray, classes: np.ndarray, name: str) -> np.ndarray:
     """Label frequencies; every class must occur (assumption (A1) needs p(y) > 0 to identify w(y))."""
     counts = np.bincount(codes, minlength=classes.size)
@@ -180,9 +208,10 @@ def _check_same_classes(a: np.ndarray, b: np.ndarray, name_a: str, name_b: str) 
         raise ValueError(f"{name_a} and {name_b} must have the same number of columns (classes), got {a.shape[1]} and {b.shape[1]}")
 
 
-def _check_rows(probs: np.ndarray, y: np.ndarray, name_p: str, name_y: str) -> None:
-    if probs.shape[0] != np.asarray(y).shape[0]:
-        raise ValueError(f"{name_p} and {name_y} must have the same length (rows), got {probs.shape[0]} and {np.asarray(y).shape[0]}")
+def _check_rows(probs: np.ndarray, codes: np.ndarray, name_p: str, name_y: str) -> None:
+    """``probs`` (validated rows) and the encoded labels ``codes`` must have the same length."""
+    if probs.shape[0] != codes.shape[0]:
+        raise ValueError(f"{name_p} and {name_y} must have the same length (rows), got {probs.shape[0]} and {codes.shape[0]}")
 
 
 # ---------------------------------------------------------------------------
@@ -403,19 +432,18 @@ def fit_scaling(probs, y, kind: str = "bcts", *, classes=None, gtol: float = 1e-
     classes : sequence, optional
         Labels of the columns (see :func:`encode_labels`).
     gtol : float
-        Largest accepted entry of the final gradient; a larger one raises
+        Largest accepted entry of the final gradient, in (0, 1); a larger one raises
         :class:`ConvergenceError`.  When the scores separate the classes
         perfectly no finite minimiser exists; a mean NLL below 1e-8 is taken
         as that case and also raises :class:`ConvergenceError`.
     """
-    if kind not in _SCALINGS:
-        raise ValueError(f"kind must be one of {_SCALINGS}, got {kind!r}")
+    kind = check_option(kind, "kind", _SCALINGS)
+    gtol = check_tolerance(gtol, "gtol")
     p = as_simplex_rows(probs, "probs")
     if np.any(p <= 0.0):
         raise ValueError("probs must be strictly positive for scaling (the calibrators act on log-probabilities)")
-    _check_rows(p, y, "probs", "y")
     codes, classes = encode_labels(y, "y", p.shape[1], classes)
-    gtol = check_positive(gtol, "gtol")
+    _check_rows(p, codes, "probs", "y")
     k = p.shape[1]
     params, nll, grad_max = _fit_scaling_batch(np.log(p), np.eye(k)[codes], kind, gtol)
     nll, grad_max = float(nll), float(grad_max)
@@ -526,14 +554,14 @@ def bbse(probs_source, y_source, probs_target, *, soft: bool = False, classes=No
         assumption (A2)); above it, or for a singular matrix, a ``ValueError``
         reports the condition number.
     """
+    soft = check_bool(soft, "soft")
+    negative = check_option(negative, "negative", _NEGATIVE_POLICIES)
+    max_condition = check_positive(max_condition, "max_condition")
     ps = as_simplex_rows(probs_source, "probs_source")
     pt = as_simplex_rows(probs_target, "probs_target")
     _check_same_classes(ps, pt, "probs_source", "probs_target")
-    _check_rows(ps, y_source, "probs_source", "y_source")
-    if negative not in _NEGATIVE_POLICIES:
-        raise ValueError(f"negative must be one of {_NEGATIVE_POLICIES}, got {negative!r}")
-    max_condition = check_positive(max_condition, "max_condition")
     codes, classes = encode_labels(y_source, "y_source", ps.shape[1], classes)
+    _check_rows(ps, codes, "probs_source", "y_source")
     p_hat = _class_frequencies(codes, classes, "y_source")
     k = ps.shape[1]
     confusion = _confusion(_features(ps, soft), np.eye(k)[codes])
@@ -638,19 +666,29 @@ def _em(eta: np.ndarray, source_prior: np.ndarray, *, counts: np.ndarray | None 
     return (q, n_iter, loglik, history) if trace else (q, n_iter, loglik)
 
 
+def _as_prior(prior, name: str, k: int, *, positive: bool) -> np.ndarray:
+    """A class prior on ``k`` classes: a point of the simplex (sum 1 within :data:`SIMPLEX_ATOL`), positive if asked."""
+    v = as_real_array(prior, name)
+    if v.size != k:
+        raise ValueError(f"{name} must hold one probability per class ({k}), got {v.size}")
+    if np.any(v <= 0.0) if positive else np.any(v < 0.0):
+        raise ValueError(f"{name} must be {'positive' if positive else 'non-negative'} for every class")
+    if abs(float(v.sum()) - 1.0) > SIMPLEX_ATOL:
+        raise ValueError(f"{name} must sum to 1 (a point of the simplex), got sum {float(v.sum())!r}")
+    return v
+
+
 def mlls_log_likelihood(target_prior, probs_target, source_prior) -> float:
     r"""Mean MLLS log-likelihood :math:`\frac1n\sum_i\log\sum_y (q_y/p_y)\,\eta_{iy}` (book ``eq-lsw-likelihood``).
 
     Up to a term free of :math:`q`, this is the mean log-density of the target
     sample under the label-shifted model with target prior ``target_prior``.
+    Both priors must be points of the simplex (rows summing to 1 within
+    :data:`SIMPLEX_ATOL`), ``source_prior`` with every entry positive.
     """
     eta = as_simplex_rows(probs_target, "probs_target")
-    q = as_weights(target_prior, "target_prior")
-    p = as_weights(source_prior, "source_prior")
-    if q.size != eta.shape[1] or p.size != eta.shape[1]:
-        raise ValueError(f"target_prior and source_prior must hold one value per class ({eta.shape[1]})")
-    if np.any(p <= 0):
-        raise ValueError("source_prior must be positive for every class")
+    q = _as_prior(target_prior, "target_prior", eta.shape[1], positive=False)
+    p = _as_prior(source_prior, "source_prior", eta.shape[1], positive=True)
     return float(_mean_loglik(np.ascontiguousarray(eta.T), q / p, None))
 
 
@@ -673,15 +711,15 @@ def mlls(probs_source, y_source, probs_target, *, calibration: str | None = None
     Raises :class:`ConvergenceError` (a ``ValueError``) after ``max_iter``
     iterations without convergence.
     """
+    tol = check_tolerance(tol, "tol")
+    max_iter = check_int(max_iter, "max_iter")
+    if calibration is not None:
+        calibration = check_option(calibration, "calibration", _SCALINGS)
     ps = as_simplex_rows(probs_source, "probs_source")
     pt = as_simplex_rows(probs_target, "probs_target")
     _check_same_classes(ps, pt, "probs_source", "probs_target")
-    _check_rows(ps, y_source, "probs_source", "y_source")
-    tol = check_positive(tol, "tol")
-    max_iter = check_int(max_iter, "max_iter")
-    if calibration is not None and calibration not in _SCALINGS:
-        raise ValueError(f"calibration must be None or one of {_SCALINGS}, got {calibration!r}")
     codes, classes = encode_labels(y_source, "y_source", ps.shape[1], classes)
+    _check_rows(ps, codes, "probs_source", "y_source")
     p_hat = _class_frequencies(codes, classes, "y_source")
     calibrator = None
     if calibration is not None:
@@ -817,32 +855,42 @@ def rlls(probs_source, y_source, probs_target, regularization: float, *, soft: b
         Upper bound :math:`w_{\max}` on every weight (default none).  The
         feasible set is empty when :math:`w_{\max} < 1`, since
         :math:`\hat p^\top w \le w_{\max}`; that raises ``ValueError``.
+    tol : float
+        Tolerance ``ftol`` of SLSQP when a bound is active, in (0, 1).
     """
-    ps = as_simplex_rows(probs_source, "probs_source")
-    pt = as_simplex_rows(probs_target, "probs_target")
-    _check_same_classes(ps, pt, "probs_source", "probs_target")
-    _check_rows(ps, y_source, "probs_source", "y_source")
-    if isinstance(regularization, bool) or not isinstance(regularization, numbers.Real) or not (0.0 <= regularization < np.inf):
-        raise ValueError(f"regularization must be a finite number >= 0, got {regularization!r}")
+    regularization = check_real(regularization, "regularization", minimum=0.0)
+    soft = check_bool(soft, "soft")
+    tol = check_tolerance(tol, "tol")
     upper = np.inf if max_weight is None else check_positive(max_weight, "max_weight")
     if upper < 1.0:
         raise ValueError(
             f"max_weight must be at least 1: no weights w with 0 <= w <= max_weight = {upper:g} satisfy "
             "p_hat^T w = 1, so the RLLS problem is infeasible"
         )
+    ps = as_simplex_rows(probs_source, "probs_source")
+    pt = as_simplex_rows(probs_target, "probs_target")
+    _check_same_classes(ps, pt, "probs_source", "probs_target")
     codes, classes = encode_labels(y_source, "y_source", ps.shape[1], classes)
+    _check_rows(ps, codes, "probs_source", "y_source")
     p_hat = _class_frequencies(codes, classes, "y_source")
     k = ps.shape[1]
     confusion = _confusion(_features(ps, soft), np.eye(k)[codes])
     b = _features(pt, soft).mean(axis=0) - confusion.sum(axis=1)
-    theta, obj = _rlls_solve(confusion, b, p_hat, float(regularization), upper - 1.0, tol)
+    theta, obj = _rlls_solve(confusion, b, p_hat, regularization, upper - 1.0, tol)
     w = 1.0 + theta
-    return RLLSResult(w, p_hat * w, p_hat, classes, confusion, theta, float(regularization), obj)
+    return RLLSResult(w, p_hat * w, p_hat, classes, confusion, theta, regularization, obj)
 
 
 # ---------------------------------------------------------------------------
 # Scenarios with exact posteriors (paper 001, sections 2.2 and 3.2)
 # ---------------------------------------------------------------------------
+
+
+#: Largest Gauss-Hermite order of :meth:`GaussianLabelShift.confusion_matrix` and its node budget.
+_MAX_HERMITE_ORDER = 1000
+_MAX_QUADRATURE_NODES = 10**7
+#: Largest number of points :meth:`GaussianLabelShift.sample` draws in one call.
+_MAX_POINTS = 10**8
 
 
 @dataclass(frozen=True)
@@ -921,12 +969,21 @@ class GaussianLabelShift:
     def sample(self, n, rng, domain: str = "source", *, size=()) -> tuple[np.ndarray, np.ndarray]:
         """Draw ``n`` IID pairs from the source or the target; return ``x`` (``size + (n, d)``) and ``y``.
 
-        ``size`` adds leading axes (independent repetitions), e.g. ``size=(R,)``.
+        ``size`` adds leading axes (independent repetitions), e.g. ``size=(R,)``:
+        an integer or a sequence of positive integers.  At most
+        :math:`10^8` points are drawn in one call (memory bound).
         """
-        n = check_int(n, "n")
+        n = check_int(n, "n", maximum=_MAX_POINTS)
         rng = as_rng(rng)
         prior = self.prior(domain)
-        shape = tuple(np.atleast_1d(size)) if size != () else ()
+        if isinstance(size, tuple) and not size:
+            shape = ()
+        elif isinstance(size, (str, bytes)) or np.ndim(size) > 1:
+            raise ValueError(f"size must be an integer or a sequence of integers, got {size!r}")
+        else:
+            shape = tuple(check_int(v, "size entries", maximum=_MAX_POINTS) for v in np.atleast_1d(np.asarray(size, dtype=object)))
+        if n * int(np.prod(shape, dtype=object)) > _MAX_POINTS:
+            raise ValueError(f"n times the product of size must be at most {_MAX_POINTS} points, got {n} and size {shape}")
         u = rng.random(shape + (n,))
         y = np.searchsorted(np.cumsum(prior)[:-1], u, side="right")
         z = rng.standard_normal(shape + (n, self.dim))
@@ -939,7 +996,7 @@ class GaussianLabelShift:
         Expanded as :math:`\mu_y^\top\Sigma^{-1}x - \tfrac12\mu_y^\top\Sigma^{-1}\mu_y - \tfrac12 x^\top\Sigma^{-1}x`
         plus the normalising constant (the covariance is shared).
         """
-        x = np.asarray(x, dtype=float)
+        x = _as_points(x, "x")
         if x.shape[-1] != self.dim:
             raise ValueError(f"x must have {self.dim} coordinates in its last axis, got shape {x.shape}")
         lin = self._m @ self._precision  # (k, d)
@@ -970,16 +1027,24 @@ class GaussianLabelShift:
     def projection_probabilities(self, direction, offset, edges) -> np.ndarray:
         r"""Exact :math:`P[a^\top X + c \in (e_{j-1}, e_j] \mid Y = y]`, shape ``(k, len(edges) - 1)``.
 
-        ``edges`` may start at ``-inf`` and end at ``+inf``.  Since
+        ``direction`` :math:`a` has ``dim`` coordinates (not all zero),
+        ``offset`` :math:`c` is a finite number, ``edges`` are sorted and may
+        start at ``-inf`` and end at ``+inf``.  Since
         :math:`a^\top X \mid Y=y \sim N(a^\top\mu_y, a^\top\Sigma a)`, these are
         normal distribution-function differences.
         """
-        a = as_real_array(direction, "direction")
-        e = np.asarray(edges, dtype=float)
-        if e.ndim != 1 or e.size < 2 or np.any(np.diff(e) < 0) or np.any(np.isnan(e)):
-            raise ValueError("edges must be a sorted 1-D array with at least two entries")
+        return self._projection_probabilities(direction, offset, edges, "direction", "offset", "edges")
+
+    def _projection_probabilities(self, direction, offset, edges, name_a: str, name_c: str, name_e: str) -> np.ndarray:
+        a = as_real_array(direction, name_a)
+        if a.size != self.dim:
+            raise ValueError(f"{name_a} must hold {self.dim} coordinates, got {a.size}")
+        offset = check_real(offset, name_c)
+        e = _as_cut_points(edges, name_e)
         sd = float(np.sqrt(a @ self._cov @ a))
-        mean = self._m @ a + float(offset)
+        if not sd > 0.0:
+            raise ValueError(f"{name_a} must not be zero (a^T Sigma a = 0)")
+        mean = self._m @ a + offset
         cdf = ndtr((e[None, :] - mean[:, None]) / sd)
         return np.diff(cdf, axis=1)
 
@@ -996,15 +1061,15 @@ class GaussianLabelShift:
         ``(k, n_cells)``.
         """
         G, g = self.log_ratio_map(contrasts)
+        edges = _as_cut_point_list(edges, "edges", G.shape[0])
         cov = G @ self._cov @ G.T
-        if len(edges) != G.shape[0]:
-            raise ValueError(f"edges must hold one array of cut points per contrast ({G.shape[0]})")
         off = cov - np.diag(np.diag(cov))
         if np.max(np.abs(off)) > 1e-10 * np.max(np.abs(cov)):
             raise ValueError("the log-ratio coordinates must be uncorrelated given the class (G Sigma G^T diagonal)")
         probs = np.ones((self.n_classes, 1))
         for r in range(G.shape[0]):
-            marginal = self.projection_probabilities(G[r], g[r], edges[r])  # (k, cells along axis r)
+            marginal = self._projection_probabilities(G[r], g[r], edges[r], f"contrasts[{r}]", f"contrasts[{r}]",
+                                                      f"edges[{r}]")  # (k, cells along axis r)
             probs = (probs[:, :, None] * marginal[:, None, :]).reshape(self.n_classes, -1)
         return probs
 
@@ -1018,8 +1083,14 @@ class GaussianLabelShift:
         class ``i`` wins is an intersection of half-spaces, and its
         probability is a normal distribution function (``k = 2``) or a
         bivariate normal orthant probability written as a one-dimensional
-        integral (``k = 3``).
+        integral (``k = 3``).  ``order`` is an integer in [1, 1000] with
+        ``order ** dim`` at most :math:`10^7` nodes.
         """
+        kind = check_option(kind, "kind", ("soft", "hard"))
+        order = check_int(order, "order", maximum=_MAX_HERMITE_ORDER)
+        if order**self.dim > _MAX_QUADRATURE_NODES:
+            raise ValueError(f"order must satisfy order ** dim <= {_MAX_QUADRATURE_NODES} (quadrature nodes), got "
+                             f"{order} ** {self.dim}")
         k = self.n_classes
         p = self.prior("source")
         if kind == "soft":
@@ -1033,8 +1104,6 @@ class GaussianLabelShift:
                 x = self._m[j] + nodes @ self._chol.T
                 cond[:, j] = weights @ self.posterior(x, "source")
             return cond * p[None, :]
-        if kind != "hard":
-            raise ValueError(f"kind must be 'soft' or 'hard', got {kind!r}")
         if k > 3:
             raise ValueError("the exact hard confusion matrix is implemented for k <= 3 classes")
         cond = np.empty((k, k))
@@ -1049,6 +1118,49 @@ class GaussianLabelShift:
                 cov = G @ self._cov @ G.T
                 cond[i, j] = _orthant_probability(mean, cov)
         return cond * p[None, :]
+
+
+def _as_points(x, name: str) -> np.ndarray:
+    """``x`` as a non-empty, finite float array of at least one dimension (points along the last axis)."""
+    try:
+        nd = np.ndim(x)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be an array of real numbers ({exc})") from None
+    if nd < 1 or x is None:
+        raise ValueError(f"{name} must be an array of points (coordinates in its last axis), got {x!r}")
+    return as_real_array(x, name, ndim=nd)
+
+
+def _as_cut_points(edges, name: str, *, strict: bool = False) -> np.ndarray:
+    """Sorted cut points of a real line: a 1-D real array of at least two entries, no NaN.
+
+    The first entry may be ``-inf`` and the last ``+inf`` (open end bins); every
+    other entry is finite.  ``strict``: strictly increasing.
+    """
+    try:
+        raw = np.asarray(edges)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a 1-D array of cut points ({exc})") from None
+    if raw.dtype.kind not in "iuf":
+        raise ValueError(f"{name} must be a 1-D array of real cut points, got {raw.dtype} entries")
+    e = raw.astype(float)
+    if e.ndim != 1 or e.size < 2:
+        raise ValueError(f"{name} must be a 1-D array with at least two cut points, got shape {e.shape}")
+    if np.any(np.isnan(e)) or not np.all(np.isfinite(e[1:-1])) or e[0] == np.inf or e[-1] == -np.inf:
+        raise ValueError(f"{name} must be finite except for a first entry -inf and a last entry +inf")
+    gaps = np.diff(e)
+    if np.any(gaps <= 0) if strict else np.any(gaps < 0):
+        raise ValueError(f"{name} must be {'strictly increasing' if strict else 'sorted in non-decreasing order'}")
+    return e
+
+
+def _as_cut_point_list(edges, name: str, n_axes: int, *, strict: bool = False) -> list:
+    """One array of cut points per axis (a list, tuple or 2-D array of ``n_axes`` rows)."""
+    if isinstance(edges, (str, bytes, dict)) or not isinstance(edges, (list, tuple, np.ndarray)):
+        raise ValueError(f"{name} must be a list holding one array of cut points per contrast ({n_axes}), got {type(edges).__name__}")
+    if len(edges) != n_axes:
+        raise ValueError(f"{name} must hold one array of cut points per contrast ({n_axes}), got {len(edges)}")
+    return [_as_cut_points(e, f"{name}[{r}]", strict=strict) for r, e in enumerate(edges)]
 
 
 def _orthant_probability(mean: np.ndarray, cov: np.ndarray) -> float:

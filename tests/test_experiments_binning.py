@@ -199,3 +199,32 @@ def test_bad_input():
         umb_a3_regime_start(0.1, 18.5, n_max=1000)
     with pytest.raises(ValueError, match="edges"):
         umb_binwise_risks([[0.0, 0.5]], [[0.1]])
+
+
+def test_bad_grids_sizes_and_gamma_are_named():
+    """Issue 13: a wrong grid, empty sizes, gamma <= 1, string/complex samples raise ValueErrors naming the argument."""
+    from companion.experiments.binning import (
+        umb_balance_probability_bounds,
+        umb_bin_statistics,
+        umb_binwise_risks,
+        umb_figure_summary,
+        umb_lemma_frequencies,
+    )
+
+    for bad in (None, 3, "x", {}):
+        with pytest.raises(ValueError, match="grid"):
+            umb_figure_summary(bad)
+    with pytest.raises(ValueError, match="n_values"):
+        umb_lemma_frequencies(np.array([], dtype=int), 4, n_reps=2)
+    for gamma in (1.0, 0.5):
+        with pytest.raises(ValueError, match="gamma"):
+            umb_balance_probability_bounds(100, 4, gamma)
+    z = np.linspace(0.05, 0.95, 24)
+    y = (np.arange(24) % 2).astype(int)
+    with pytest.raises(ValueError, match="z"):
+        umb_bin_statistics(z.astype(str).tolist(), y, 4)
+    with pytest.raises(ValueError, match="y"):
+        umb_bin_statistics(z, y.astype(complex), 4)
+    for bad in (None, 3, "x"):
+        with pytest.raises(ValueError, match="edges_list"):
+            umb_binwise_risks(bad, [[0.5]])

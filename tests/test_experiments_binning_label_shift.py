@@ -68,3 +68,22 @@ def test_figure7_digits_runs_and_correction_helps():
     unc, orc, est = out["ece"].mean(axis=0)
     assert orc < unc and est < unc
     np.testing.assert_allclose(out["true_weights"], [0.625, 2.5])
+
+
+def test_figure_drivers_validate_their_own_arguments():
+    for name in ("n_scatter", "n_train", "n_calibration", "n_weights", "n_test", "n_bins"):
+        for bad in (0, 2.5, None, True, "3", 10**400):
+            with pytest.raises(ValueError, match=name):
+                podkopaev_figure2(**{name: bad})
+    with pytest.raises(ValueError, match="n_test"):
+        podkopaev_figure2(n_test=10**8)
+    for bad in (None, [], [0.6, 0.4], [0.4, 1.5], [0.4, np.nan], ["0.4", "0.6"], [0.3, 0.5, 0.7]):
+        with pytest.raises(ValueError, match="band"):
+            podkopaev_figure2(band=bad)
+    for name in ("source_prior", "target_prior"):
+        for bad in ([0.5, 0.6], [1.0, 0.0], ["0.5", "0.5"], np.array([0.5 + 0j, 0.5]), [np.nan, 0.5], None):
+            with pytest.raises(ValueError, match=name):
+                podkopaev_figure7(n_splits=1, **{name: bad})
+    for name in ("n_values", "deltas"):
+        with pytest.raises(ValueError, match=name):
+            theorem3_coverage("two_class", **{name: []}, n_reps=2)

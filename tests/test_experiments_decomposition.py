@@ -79,7 +79,7 @@ def test_across_priors_bad_arguments():
         decomposition_across_priors(priors=(0.0, 0.5))
     with pytest.raises(ValueError, match="n must be at least 2"):
         decomposition_across_priors(n=1)
-    with pytest.raises(ValueError, match="offset must be a finite number"):
+    with pytest.raises(ValueError, match="offset must be a finite real number"):
         decomposition_across_priors(offset=np.inf)
-    with pytest.raises(ValueError, match="offset must be a finite number"):
+    with pytest.raises(ValueError, match="offset must be a finite real number"):
         decomposition_across_priors(offset="1")

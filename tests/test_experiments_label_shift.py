@@ -147,6 +147,20 @@ def test_grid_cell_is_the_mean_and_sd_of_its_realizations():
         (lambda: ratio_event_frequency(beta=3.0), "beta"),
         (lambda: label_shift_grid(n_reps=1), "n_reps"),
         (lambda: sun_table1(n_reps_values=(1,)), "n_reps_values"),
+        # each driver checks its own arguments under their public names before delegating
+        (lambda: label_shift_curves(n_source=0), "n_source"),
+        (lambda: label_shift_curves(target_prior="0.1"), "target_prior"),
+        (lambda: label_shift_risks(source_prior=1.5), "source_prior"),
+        (lambda: label_shift_risks(n_bins_target=2.5), "n_bins_target"),
+        (lambda: label_shift_risks(n_bins_source=10**400), "n_bins_source"),
+        (lambda: label_shift_grid(target_priors=[0.0]), "target_priors"),
+        (lambda: label_shift_grid(n_source_values=[]), "n_source_values"),
+        (lambda: label_shift_grid(n_target_values=["100"]), "n_target_values"),
+        (lambda: sun_table1(n_bins_source_values=None), "n_bins_source_values"),
+        (lambda: sun_table1(n_bins_source_values=[2.5]), "n_bins_source_values"),
+        (lambda: theorem2_check(n_source=True), "n_source"),
+        (lambda: theorem2_check(delta=1.0), "delta"),
+        (lambda: ratio_event_frequency(source_prior=0.0), "source_prior"),
     ],
 )
 def test_bad_inputs(call, match):

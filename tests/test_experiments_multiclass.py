@@ -116,6 +116,49 @@ def test_bad_driver_arguments():
     assert book_multiclass_scenario(7).n_classes == 7
 
 
+def test_drivers_name_their_own_arguments():
+    # each bad value is rejected before any work, with the driver's argument name (not check_p's "p" or check_lam's "lam")
+    for bad in ([], [0.5], ["2.0"], [True], [2.0 + 0j], [[2.0]], None):
+        for driver in (exact_trajectory, method_comparison, light_level_sets_check):
+            with pytest.raises(ValueError, match="p_values"):
+                driver(k=3, p_values=bad)
+        with pytest.raises(ValueError, match="p_values"):
+            lp_error_grid(k_values=(3,), n_values=(100,), p_values=bad)
+    for bad in ([], [0.3], ["0.5"], [np.nan], None, [[0.5]]):
+        with pytest.raises(ValueError, match="lam_values"):
+            squared_error_vs_lam(k=3, lam_values=bad)
+    for bad in ((), None, 3, {}, "plain", ("plain", ["x"])):
+        with pytest.raises(ValueError, match="configs"):
+            lp_error_grid(k_values=(3,), n_values=(100,), configs=bad)
+        with pytest.raises(ValueError, match="configs"):
+            squared_error_vs_lam(k=3, configs=bad)
+    for name, kwargs in (("k_values", dict(k_values=())), ("n_values", dict(n_values=())), ("k_values", dict(k_values=(1,)))):
+        with pytest.raises(ValueError, match=name):
+            lp_error_grid(**kwargs)
+    for name in ("n_bins_values", "n_values"):
+        with pytest.raises(ValueError, match=name):
+            two_worlds_demo(**{name: ()})
+    with pytest.raises(ValueError, match="threshold_values"):
+        light_level_sets_check(k=3, threshold_values=())
+    for bad in (10**400, np.uint64(2**64 - 1), -1):
+        with pytest.raises(ValueError, match="seed"):
+            book_multiclass_scenario(3, seed=bad)
+
+
+def test_summaries_check_the_grid(small_grid):
+    for bad in (None, 3, "x", {}):
+        with pytest.raises(ValueError, match="grid"):
+            lp_rate_summary(bad)
+        with pytest.raises(ValueError, match="grid"):
+            level_sets_visited(bad)
+    nan_grid = dict(small_grid, lp=np.full_like(small_grid["lp"], np.nan))
+    with pytest.raises(ValueError, match="grid"):
+        lp_rate_summary(nan_grid)
+    short = dict(small_grid, visited=small_grid["visited"][:, :, :1])
+    with pytest.raises(ValueError, match="grid"):
+        level_sets_visited(short)
+
+
 def test_light_level_sets_and_mass_checks():
     c = light_level_sets_check(k=3, threshold_values=(0.01, 0.1), p_values=(2.0, 3.0))
     assert np.all(c["light_sum"] <= c["bound"]) and np.all(c["light_sum"] > 0)

@@ -183,3 +183,36 @@ def test_sample_target_has_vasicek_mean():
     assert abs(grades.mean() - 4.8) < 0.04
     with pytest.raises(ValueError, match="n must be at least 1"):
         RatingScaleExample().sample_target(0, 3)
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: literal_iteration_study(priors=[0.0]), "priors"),
+        (lambda: literal_iteration_study(priors=()), "priors"),
+        (lambda: literal_iteration_study(priors=(0.1,), tol=2.0), "tol"),
+        (lambda: literal_iteration_study(priors=(0.1,), auc=0.4), "auc"),
+        (lambda: literal_iteration_study(priors=(0.1,), example={}), "example"),
+        (lambda: remark1_quantification(true_priors=["0.1"]), "true_priors"),
+        (lambda: remark1_quantification(true_priors=None), "true_priors"),
+        (lambda: roc_qmm_convergence(cases=[[0.3, 0.1]]), "cases"),
+        (lambda: roc_qmm_convergence(cases=[[0.8, 1.5]]), "cases"),
+        (lambda: roc_qmm_convergence(cases=[0.8, 0.1]), "cases"),
+        (lambda: roc_qmm_convergence(window=(1e-9, 1e-4)), "window"),
+        (lambda: roc_qmm_convergence(tol=None), "tol"),
+        (lambda: roc_qmm_convergence(n_iter=2.5), "n_iter"),
+        (lambda: auc_sensitivity(aucs=[0.3]), "aucs"),
+        (lambda: auc_sensitivity(aucs=[0.8 + 0j]), "aucs"),
+        (lambda: auc_sensitivity(step=0.6), "step"),
+        (lambda: auc_sensitivity(step=0.0), "step"),
+        (lambda: sampled_table1(n_values=()), "n_values"),
+        (lambda: sampled_table1(n_values=[[100]]), "n_values"),
+        (lambda: tasche_figure1(example=3), "example"),
+        (lambda: eq13_as_printed(["0.1", "0.5"], [0.5, 0.5]), "posteriors"),
+        (lambda: eq13_as_printed([0.1, 0.5], [0.5, 0.5 + 0j]), "masses"),
+    ],
+)
+def test_bad_driver_arguments_are_named(call, name):
+    with pytest.raises(ValueError, match=name):
+        call()
+

@@ -156,3 +156,14 @@ def test_reliability_curve_quantile_has_equal_counts():
 def test_mse_decomposition_bad_bins_name_the_argument(bins, rule):
     with pytest.raises(ValueError, match=rule):
         mse_decomposition([0.1, 0.5, 0.9], [0, 1, 1], bins=bins)
+
+
+def test_conditional_mean_validates_keys_and_labels():
+    """Issue 13: keys are finite reals, y labels, of one length; errors name the argument."""
+    keys = np.array([0.2, 0.4, 0.2])
+    for bad in ([0.2, np.nan, 0.2], ["0.2", "0.4", "0.2"], keys.astype(complex), [], [[0.2], [0.4], [0.2]]):
+        with pytest.raises(ValueError, match="keys"):
+            conditional_mean(bad, [1, 0, 0])
+    for bad in ([1, 0], ["1", "0", "0"], [1, 0, 0.5], [1, 0, np.nan]):
+        with pytest.raises(ValueError, match="y"):
+            conditional_mean(keys, bad)

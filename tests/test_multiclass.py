@@ -66,6 +66,82 @@ def test_check_p():
             check_p(bad)
 
 
+def test_scalar_checks_accept_numpy_scalars_and_name_the_argument():
+    from fractions import Fraction
+
+    assert check_p(np.float32(2.5)) == 2.5 and check_p(np.array(3.0)) == 3.0 and check_p(Fraction(3, 2)) == 1.5
+    assert check_p(np.int64(2)) == 2.0 and check_p(np.array(np.inf)) == np.inf
+    assert check_lam(np.array(0.25)) == (0.25, 4) and check_lam(np.float32(0.5)) == (0.5, 2)
+    for bad in (10**400, 2 + 0j, np.array("2"), None, [2.0], np.bool_(True)):
+        with pytest.raises(ValueError, match="my_p must"):
+            check_p(bad, "my_p")
+    with pytest.raises(ValueError, match="my_lam must be 1/m"):
+        check_lam(0.3, "my_lam")
+
+
+def test_p_sequences_are_checked_entry_by_entry():
+    probs, y = np.full((2, 2), 0.5), np.array([0, 1])
+    assert lp_calibration_error(probs, y, [1.0, np.inf], 0.5).shape == (2,)
+    for bad in ([], [[2.0]], ["2.0"], [2.0 + 0j], [True], [np.nan], [0.5]):
+        with pytest.raises(ValueError, match="p"):
+            lp_calibration_error(probs, y, bad, 0.5)
+
+
+def test_atol_and_max_count_are_validated():
+    from companion.multiclass import as_probability_rows
+
+    rows = np.array([[0.5, 0.5]])
+    assert as_probability_rows(rows, atol=0) is not None
+    for bad in (np.nan, np.inf, -1.0, "0.3", 0.3 + 0j, None, True, 10**400, [1e-8]):
+        with pytest.raises(ValueError, match="atol"):
+            as_probability_rows(rows, atol=bad)
+    for bad in (None, "3", 10**400, np.uint64(2**64 - 1), 0, 2.5):
+        with pytest.raises(ValueError, match="max_count"):
+            enumerate_level_sets(3, 0.25, max_count=bad)
+
+
+def test_population_functions_require_their_law():
+    rng = np.random.default_rng(3)
+    probs, h = dirichlet_rows(rng, 4, 3), dirichlet_rows(rng, 4, 3)
+    w = np.full(4, 0.25)
+    for f in (population_top_label_ece, population_classwise_ece):
+        with pytest.raises(ValueError, match="cond_mean"):
+            f(probs, None, w)
+        with pytest.raises(ValueError, match="weights"):
+            f(probs, h, None)
+    with pytest.raises(ValueError, match="weights"):  # uniform weights are not assumed for a population
+        population_lp_calibration_error(probs, h, None, 2.0, 0.25)
+    with pytest.raises(ValueError, match="cond_mean"):
+        population_lp_calibration_error(probs, None, w, 2.0, 0.25)
+
+
+def test_flags_seeds_and_rng_are_validated():
+    for flag in ("record_states", "record_queries", "check_sample_size"):
+        for bad in ("False", 0, 1, None):
+            with pytest.raises(ValueError, match=flag):
+                LpCalibrator(0.25, **{flag: bad})
+    for bad in (-1, 1.5, "seed", True):
+        with pytest.raises(ValueError, match="rng"):
+            LpCalibrator(0.25, rng=bad)
+    for bad in (10**400, np.uint64(2**64 - 1), -1, 1.5, True):
+        with pytest.raises(ValueError, match="seed"):
+            MulticlassScenario(3, 20, seed=bad)
+    a, b = MulticlassScenario(3, 20, seed=np.array(4)), MulticlassScenario(3, 20, seed=4)
+    assert np.array_equal(a.atoms, b.atoms)
+    for bad in ("False", 0, 1, None):
+        with pytest.raises(ValueError, match="return_index"):
+            b.sample(5, 0, return_index=bad)
+
+
+def test_zero_steps_give_the_discretised_forecaster():
+    # max_iter = 0 is a valid cap: the algorithm stops before its first step, so every point gets c(r(f(x)))
+    sc = MulticlassScenario(3, 200, seed=2)
+    probs, y = sc.sample(3000, 1)
+    cal = LpCalibrator(0.25, noise=False, pools=False, max_iter=0).fit(probs, y)
+    assert cal.n_steps_ == 0
+    assert np.allclose(cal.predict(probs), canonical_distribution(level_set_counts(probs, 0.25), 0.25))
+
+
 def test_probability_rows_are_checked():
     y = np.array([0, 1])
     with pytest.raises(ValueError, match="probs rows must sum to 1"):

@@ -117,7 +117,7 @@ def test_empty_bin_and_bad_partitions_raise():
         LabelShiftCanonicalBinning(CoordinatePartition([0.0, 1.0])).fit(probs, [0, 1, 0], [-1.0, 1.0])
     # A bin holding only source points of a class with weight 0 has no corrected frequency (0/0 in eq. (17)).
     two_bins = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.8]])
-    with pytest.raises(ValueError, match="weights cannot reweight the bin frequencies.*row 0"):
+    with pytest.raises(ValueError, match="weights give bin 0 no mass"):
         LabelShiftCanonicalBinning(CoordinatePartition([0.0, 0.5, 1.0])).fit(two_bins, [0, 0, 1, 1], [0.0, 1.0])
 
 
@@ -146,3 +146,43 @@ def test_grid_cell_probabilities_against_monte_carlo():
         np.testing.assert_allclose(freq, exact[c], atol=5 * np.sqrt(0.25 / np.sum(y == c)))
     with pytest.raises(ValueError, match="uncorrelated"):
         sc.grid_cell_probabilities(np.array([[-1.0, 1.0, 0.0], [-1.0, 0.0, 1.0]]), edges)
+
+
+def test_bin_class_counts_validates_its_arguments():
+    bins, codes = np.array([0, 1, 1, 0]), np.array([0, 1, 2, 2])
+    expected = np.array([[1, 0, 1], [0, 1, 1]])  # counted by hand
+    np.testing.assert_array_equal(bin_class_counts(bins, codes, 2, 3), expected)
+    np.testing.assert_array_equal(bin_class_counts(bins.tolist(), codes.tolist(), np.int64(2), np.array(3)), expected)
+    for bad in ([-1, 0, 0, 0], [0, 2, 1, 0], [0.5, 1, 1, 0], ["0", "1", "1", "0"], bins[:3], bins[:, None], [], None,
+                bins.astype(complex)):
+        with pytest.raises(ValueError, match="bins"):
+            bin_class_counts(bad, codes, 2, 3)
+    for bad in ([0, 1, 3, 2], ["0", "1", "2", "2"], codes[:3], None):
+        with pytest.raises(ValueError, match="codes"):
+            bin_class_counts(bins, bad, 2, 3)
+    for name, args in (("n_bins", (2.5, 3)), ("n_bins", (10**400, 3)), ("n_classes", (2, "3")), ("n_classes", (2, True)),
+                       ("n_bins", (2**40, 2**40))):
+        with pytest.raises(ValueError, match=name):
+            bin_class_counts(bins, codes, *args)
+
+
+def test_label_shift_binning_validates_weights_and_labels():
+    probs = np.array([[0.9, 0.1], [0.8, 0.2], [0.1, 0.9], [0.2, 0.8]])
+    part = CoordinatePartition([0.0, 0.5, 1.0])
+    for bad in (["1.0", "2.0"], np.array([1.0 + 0j, 2.0]), np.array([True, True]), [1.0, np.nan], [1.0, 1.0, 1.0], [0.0, 0.0]):
+        with pytest.raises(ValueError, match="weights"):
+            LabelShiftCanonicalBinning(part).fit(probs, [0, 0, 1, 1], bad)
+    for bad in (None, np.array([0, 0, 1, 1], dtype=complex), [0, 0, 1]):
+        with pytest.raises(ValueError, match="y"):
+            CanonicalBinning(part).fit(probs, bad)
+    # labels of any type name the columns; they are not parsed as numbers
+    fitted = CanonicalBinning(part).fit(probs, ["a", "a", "b", "b"])
+    assert fitted.classes_.tolist() == ["a", "b"]
+    np.testing.assert_array_equal(fitted.frequencies_, [[1.0, 0.0], [0.0, 1.0]])
+
+
+def test_log_ratio_grid_partition_validates_edges():
+    contrasts = [[1.0, -1.0, 0.0], [0.0, 1.0, -1.0]]
+    for bad in (None, 3, "x", {}, [[-np.inf, np.inf]], [[-np.inf, np.inf], [0.0, 0.0, 1.0]], [[-np.inf, np.inf], ["0", "1"]]):
+        with pytest.raises(ValueError, match="edges"):
+            LogRatioGridPartition(contrasts, bad)

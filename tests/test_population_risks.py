@@ -178,10 +178,16 @@ def test_many_bins_against_scipy_quad():
 
 def test_batch_and_smoothness_bad_input():
     g = GaussianMixture()
-    with pytest.raises(ValueError, match="edges_list and values_list"):
+    with pytest.raises(ValueError, match="values_list must hold at least one"):
         g.population_risks_batch([[0.0, 1.0]], [])
-    with pytest.raises(ValueError, match="edges_list and values_list"):
+    with pytest.raises(ValueError, match="edges_list must hold at least one"):
         g.population_risks_batch([], [])
+    with pytest.raises(ValueError, match="edges_list and values_list must have the same length"):
+        g.population_risks_batch([[0.0, 1.0]], [[0.5], [0.5]])
+    with pytest.raises(ValueError, match="edges_list must be a non-empty list"):
+        g.population_risks_batch("x", [[0.5]])
+    with pytest.raises(ValueError, match="values_list entries must hold one value per bin"):
+        g.population_risks_batch([[0.0, 0.5, 1.0]], [[0.5]])
     with pytest.raises(ValueError, match="z"):
         g.smoothness_ratio([0.0, 0.5])
     with pytest.raises(ValueError, match="tail_mass"):
@@ -233,8 +239,10 @@ def test_quadrature_risk_tells_a_wrong_identity_apart():
 
 def test_quadrature_risk_bad_input():
     g = GaussianMixture()
-    with pytest.raises(ValueError, match="h must be a callable"):
+    with pytest.raises(ValueError, match="h must be callable"):
         g.recalibration_risk_by_quadrature(0.5)
+    with pytest.raises(ValueError, match="breakpoints must be an array of real numbers"):
+        g.recalibration_risk_by_quadrature(lambda z: z, ["0.5"])
     with pytest.raises(ValueError, match="breakpoints must lie in"):
         g.recalibration_risk_by_quadrature(lambda z: z, [0.5, 1.5])
     with pytest.raises(ValueError, match="breakpoints must be finite"):

@@ -319,8 +319,33 @@ def test_iteration_limit_raises():
         (lambda: prior.cspd_auc_profile(ETA, F, Q, [-1.0]), "slopes"),
         (lambda: prior.midpoint_cdf([0.5, 0.6]), "masses"),
         (lambda: prior.empirical_distribution([]), "sample"),
+        # solver options and options are checked under their public names before any solver runs
+        (lambda: prior.capped_scaling(ETA, F, Q, xtol=None), "xtol"),
+        (lambda: prior.fjs(ETA, F, P, Q, xtol=float("nan")), "xtol"),
+        (lambda: prior.platt(ETA, F, Q, 0.8, xtol=2.0), "xtol"),
+        (lambda: prior.cspd(ETA, F, Q, 0.8, xtol=True), "xtol"),
+        (lambda: prior.cspd_auc_profile(ETA, F, Q, [1.0], xtol="1e-15"), "xtol"),
+        (lambda: prior.cspd_quantify(ETA, F, 0.8, max_iter=2.5), "max_iter"),
+        (lambda: prior.cspd(ETA, F, Q, 0.8, link=["logistic"]), "link"),
+        (lambda: prior.cspd_quantify(ETA, F, 0.8, link="Logistic"), "link"),
+        (lambda: prior.roc_qmm(F, Q, 0.8, tol=True), "tol"),
+        (lambda: prior.roc_qmm(F, Q, 0.8, tol=[1e-12]), "tol"),
+        (lambda: prior.roc_qmm(F, Q, 0.8, iteration=None), "iteration"),
+        (lambda: prior.two_param_qmm(F, Q, 0.8, tol="0.3"), "tol"),
+        (lambda: prior.two_param_qmm(F, Q, 0.8, xtol=float("inf")), "xtol"),
+        (lambda: prior.two_param_qmm(F, Q, 0.8, max_iter=10**400), "max_iter"),
+        (lambda: prior.two_param_qmm(list(map(str, F)), Q, 0.8), "target_masses"),
     ],
 )
 def test_bad_inputs(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+def test_implied_auc_of_posteriors_at_zero_and_one():
+    # A grade with posterior 0 or 1 is a valid auto-calibrated value (capped scaling caps at 1).
+    # A step map separates the classes completely: AUC 1.
+    assert prior.implied_auc([0.0, 0.0, 1.0, 1.0], [0.25] * 4) == 1.0
+    # Posteriors 0, 1/2, 1 on equal masses, by hand from (3a)-(3b): P1 = (0, 1/3, 2/3), P0 = (2/3, 1/3, 0),
+    # AUC = 1/3 (2/3 + 1/6) + 2/3 = 17/18.
+    assert prior.implied_auc([0.0, 0.5, 1.0], [1 / 3, 1 / 3, 1 / 3]) == pytest.approx(17 / 18, abs=1e-15)

@@ -108,7 +108,21 @@ def test_expect_against_closed_moments_and_bad_input():
     g = GaussianMixture(0.3, 1.5)
     assert g.expect(lambda x: x) == pytest.approx((2 * 0.3 - 1) * 1.5, abs=1e-13)
     assert g.expect(lambda x: x**2) == pytest.approx(1 + 1.5**2, rel=1e-13)
-    with pytest.raises(ValueError, match="g must be a callable"):
+    with pytest.raises(ValueError, match="g must be callable"):
         g.expect(0.5)
     with pytest.raises(ValueError, match="g must map an array"):
         g.expect(lambda x: 1.0)
+
+
+def test_posterior_x_and_callables_are_validated():
+    """Issue 13: posterior_x takes finite reals of any shape; g and h must be callables returning finite reals."""
+    g = GaussianMixture(0.3, 1.5)
+    for bad in (None, [], [np.nan], ["0.5"], np.array([0.5 + 0j]), np.array([True])):
+        with pytest.raises(ValueError, match="x"):
+            g.posterior_x(bad)
+    np.testing.assert_allclose(g.posterior_x(np.zeros((2, 2))), np.full((2, 2), 0.3))
+    with pytest.raises(ValueError, match="g"):
+        g.expect(lambda x: np.full(x.shape, np.nan))
+    for bad in (None, 3):
+        with pytest.raises(ValueError, match="h"):
+            g.population_risks_of_map(bad)

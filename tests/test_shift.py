@@ -573,3 +573,107 @@ def test_rlls_max_weight_is_respected():
     res = rlls(ps, ys, pt, 0.0, soft=True, max_weight=2.0)
     assert res.weights.max() <= 2.0 + 1e-9
     assert res.target_prior.sum() == pytest.approx(1.0, abs=1e-9)
+
+
+# ---------------------------------------------------------------------------
+# Input validation at the public boundary (issue 13)
+# ---------------------------------------------------------------------------
+
+
+def test_string_labels_are_classes_of_their_own_not_parsed_numbers():
+    # The same sample with labels renamed: the weights must be those of the integer codes, in the order of `classes`.
+    ps, ys, pt, _ = _samples(SCENARIOS["three_class"], 2000, 2000, 41)
+    names = np.array(["0", "1", "2"])[ys]
+    by_code = bbse(ps, ys, pt, soft=True)
+    by_name = bbse(ps, names, pt, soft=True)
+    np.testing.assert_array_equal(by_name.weights, by_code.weights)
+    assert by_name.classes.tolist() == ["0", "1", "2"]
+    with pytest.raises(ValueError, match="y_source"):
+        bbse(ps, ys.astype(complex), pt)
+    with pytest.raises(ValueError, match="y_source"):
+        bbse(ps, None, pt)
+    with pytest.raises(ValueError, match="y_source"):
+        bbse(ps, np.r_[np.nan, ys[1:].astype(float)], pt)
+
+
+@pytest.mark.parametrize("bad", ["False", 0, 1, None])
+def test_soft_must_be_a_bool(bad):
+    ps, ys, pt, _ = _samples(SCENARIOS["two_class"], 200, 200, 3)
+    with pytest.raises(ValueError, match="soft"):
+        bbse(ps, ys, pt, soft=bad)
+    with pytest.raises(ValueError, match="soft"):
+        rlls(ps, ys, pt, 0.01, soft=bad)
+
+
+@pytest.mark.parametrize("bad", [None, "1e-10", True, 0.0, -1e-3, 2.0, np.nan, np.inf, [1e-10], 10**400])
+def test_solver_tolerances_are_validated(bad):
+    ps, ys, pt, _ = _samples(SCENARIOS["two_class"], 200, 200, 4)
+    with pytest.raises(ValueError, match="tol"):
+        mlls(ps, ys, pt, tol=bad)
+    with pytest.raises(ValueError, match="tol"):
+        rlls(ps, ys, pt, 0.01, tol=bad)
+    with pytest.raises(ValueError, match="gtol"):
+        fit_scaling(ps, ys, "ts", gtol=bad)
+
+
+def test_regularization_accepts_numpy_and_zero_d_scalars():
+    ps, ys, pt, _ = _samples(SCENARIOS["three_class"], 500, 500, 5)
+    ref = rlls(ps, ys, pt, 0.05)
+    for lam in (np.float32(0.05), np.array(0.05), np.float64(0.05)):
+        np.testing.assert_allclose(rlls(ps, ys, pt, lam).weights, ref.weights, rtol=1e-6)
+    for bad in (np.nan, -0.1, "0.05", 10**400, True):
+        with pytest.raises(ValueError, match="regularization"):
+            rlls(ps, ys, pt, bad)
+
+
+def test_simplex_tolerance_and_priors_are_validated():
+    from companion.shift import as_simplex_rows
+
+    rows = np.array([[0.5, 0.5], [0.25, 0.75]])
+    for bad in (np.nan, -1.0, "1e-9", None, True, np.inf):
+        with pytest.raises(ValueError, match="atol"):
+            as_simplex_rows(rows, "probs", atol=bad)
+    with pytest.raises(ValueError, match="target_prior must sum to 1"):
+        mlls_log_likelihood([0.5, 0.5, 0.5], np.full((2, 3), 1 / 3), np.full(3, 1 / 3))
+    with pytest.raises(ValueError, match="source_prior must be positive"):
+        mlls_log_likelihood([0.2, 0.3, 0.5], np.full((2, 3), 1 / 3), [0.0, 0.5, 0.5])
+
+
+def test_gaussian_scenario_methods_validate_their_arguments():
+    sc = three_class_gaussian()
+    # 0-d and numpy integer orders are integers: same matrix as a Python int
+    np.testing.assert_array_equal(sc.confusion_matrix("soft", order=np.array(16)), sc.confusion_matrix("soft", order=16))
+    np.testing.assert_array_equal(sc.confusion_matrix("soft", order=np.int64(16)), sc.confusion_matrix("soft", order=16))
+    for bad in (2.5, 0, True, None, "8", 10**400):
+        with pytest.raises(ValueError, match="order"):
+            sc.confusion_matrix("soft", order=bad)
+    for bad in (np.zeros((0, 2)), np.array([[np.nan, 0.0]]), np.zeros((2, 2), dtype=bool), [["0", "1"]], None):
+        with pytest.raises(ValueError, match="x"):
+            sc.posterior(bad)
+    a = np.array([1.0, 0.0])
+    for bad in (np.nan, np.inf, None, True, [0.0], "0"):
+        with pytest.raises(ValueError, match="offset"):
+            sc.projection_probabilities(a, bad, [-np.inf, 0.0, np.inf])
+    with pytest.raises(ValueError, match="direction"):
+        sc.projection_probabilities([1.0, 0.0, 0.0], 0.0, [-np.inf, np.inf])
+    for bad in (["-1", "0"], [1.0, 0.0], [0.0, np.nan, 1.0], [-np.inf, np.inf, 1.0]):
+        with pytest.raises(ValueError, match="edges"):
+            sc.projection_probabilities(a, 0.0, bad)
+    for bad in (None, 3, "x", {}, [[-np.inf, np.inf]]):
+        with pytest.raises(ValueError, match="edges"):
+            sc.grid_cell_probabilities([[-1.0, 1.0, 0.0], [-0.5, -0.5, 1.0]], bad)
+    for bad in ((0,), "a", (2.5,), None, (10**5, 10**5)):
+        with pytest.raises(ValueError, match="size"):
+            sc.sample(10, 0, size=bad)
+    with pytest.raises(ValueError, match="n must be at most"):
+        sc.sample(10**9, 0)
+    # the sample's shape follows `size` given as a tuple, an int, a numpy int or a list
+    for size, shape in (((), (7,)), (3, (3, 7)), (np.int64(2), (2, 7)), ([2, 3], (2, 3, 7))):
+        assert sc.sample(7, 0, size=size)[1].shape == shape
+
+
+def test_projection_probabilities_sum_to_one_over_the_real_line():
+    # an independent property: with end points -inf and +inf the cells cover the line, per class
+    sc = two_class_gaussian()
+    cells = sc.projection_probabilities([0.3, -1.2], 0.7, [-np.inf, -1.0, 0.0, 2.5, np.inf])
+    np.testing.assert_allclose(cells.sum(axis=1), 1.0, atol=1e-15)

@@ -88,3 +88,23 @@ def test_mirror_symmetry_integrand_numerically():
     mp.mp.dps = 25
     values = [mp.quad(sp.lambdify(x, i.function.subs(mu, 2), "mpmath"), [-mp.inf, 0, mp.inf]) for i in integrals]
     assert abs(values[0] - values[1]) < 1e-20 and values[0] > 0.03
+
+
+def test_builders_reject_bad_sizes_and_objects():
+    """Issue 13: counts through check_int with a bound, sequences of the right kind, errors naming the argument."""
+    import numpy as np
+
+    from companion.symbolic.decomposition import finite_joint_distribution, proposition1_residual, set_partitions
+
+    for bad in (2.5, True, "3", None, np.uint64(2**64 - 1), 10**400, 41):
+        with pytest.raises(ValueError, match="m "):
+            finite_joint_distribution(bad)
+    assert len(finite_joint_distribution(np.int64(3)).masses) == 3
+    for bad in (None, 3, "x", {}, range(11)):
+        with pytest.raises(ValueError, match="items"):
+            set_partitions(bad)
+    assert set_partitions([]) == [[]]
+    assert len(set_partitions(np.arange(4))) == 15  # Bell(4)
+    for bad in (None, 3, {}, [], [[0, 1.5]], [[True]]):
+        with pytest.raises(ValueError, match="groups"):
+            proposition1_residual(bad)

@@ -66,3 +66,22 @@ def test_zero_weight_counterexample_is_exact():
     assert d["paper_rhs"] == sp.Rational(4, 25)
     assert d["lhs"] > d["paper_rhs"]
     assert d["binwise_rhs"] >= d["lhs"]
+
+
+def test_symbolic_builders_validate_their_sizes():
+    import numpy as np
+    import pytest
+
+    cases = [(bayes_correction_residuals, "k", 8), (proposition1_residuals, "k", 8), (theorem4_algebra, "k", 5),
+             (bbse_perturbation_residuals, "k", 4)]
+    for f, name, top in cases:
+        for bad in (1, -1, 2.5, None, True, "3", 10**400, np.uint64(2**64 - 1), top + 1):
+            with pytest.raises(ValueError, match=name):
+                f(bad)
+    assert bayes_correction_residuals(np.int64(2)) == [0, 0]
+    for kw in ({"k": 1}, {"k": 5}, {"n": 0}, {"n": 5}, {"n": 2.5}):
+        with pytest.raises(ValueError, match=next(iter(kw))):
+            em_stationarity(**{"k": 2, "n": 1, **kw})
+    for kw in ({"k": 9}, {"m": 0}, {"m": 9}, {"m": "3"}):
+        with pytest.raises(ValueError, match=next(iter(kw))):
+            moment_identity_residuals(**{"k": 2, "m": 2, **kw})

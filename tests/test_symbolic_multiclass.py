@@ -72,3 +72,25 @@ def test_two_worlds_closed_form():
     c = two_worlds_errors()
     b = sp.Symbol("chi", positive=True)
     assert c["residual"] == 0 and sp.simplify(c["at_p1"] - 2 * b) == 0 and c["limit_large_N_p2"] == 0
+
+
+def test_builders_validate_sizes_and_indices():
+    import pytest
+
+    for bad in (1, 13, 2.5, True, None, "3", 10**400, np.uint64(2**64 - 1)):
+        for f in (group_squared_error_identity, patch_step_identity, same_level_set_change):
+            with pytest.raises(ValueError, match="k"):
+                f(bad)
+        with pytest.raises(ValueError, match="k_values"):
+            level_set_count_identity((bad,))
+    for bad in (-1, 3, 2.5, True, None, "0", 10**400):
+        with pytest.raises(ValueError, match="i"):
+            patch_step_identity(3, bad)
+        with pytest.raises(ValueError, match="y"):
+            same_level_set_change(3, bad)
+    for bad in ((), None, [[2, 3]], ["2"], [2.0 + 0j]):
+        with pytest.raises(ValueError, match="k_values"):
+            level_set_count_identity(bad)
+    # repeated entries are computed once; numpy integers and integral floats are sizes
+    assert list(level_set_count_identity(np.array([3, 3, 2])).by_slack) == [3, 2]
+    assert patch_step_identity(np.int64(3), np.array(2))[1] == 0 and same_level_set_change(3.0, 2)["identity"] == 0

@@ -1,5 +1,6 @@
 """Symbolic identities for recalibration to a target prior (paper 003): eq. (13), the bounds (2), the binormal model."""
 
+import numpy as np
 import pytest
 import sympy as sp
 
@@ -57,3 +58,9 @@ def test_bad_sizes():
         implied_auc_residual(1)
     with pytest.raises(ValueError, match="m must be at least 1"):
         jensen_bounds_derivation(0)
+    # the size is an integer checked before any sympy construction, with a bound on the cost
+    for bad in (9, 10**400, np.uint64(2**64 - 1), "3", 2.5, True, None):
+        with pytest.raises(ValueError, match="n must be"):
+            implied_auc_residual(bad)
+        with pytest.raises(ValueError, match="m must be"):
+            jensen_bounds_derivation(bad)

@@ -11,7 +11,16 @@ import numpy as np
 from scipy.special import expit, logit, ndtr
 from scipy.stats import beta as beta_law
 
-from .._checks import as_probabilities, as_rng, check_int, check_open_unit, check_positive
+from .._checks import (
+    as_edges,
+    as_labels,
+    as_probabilities,
+    as_real_array,
+    as_rng,
+    check_int,
+    check_open_unit,
+    check_positive,
+)
 from ..binning import _grid_from_sorted
 from ..bounds import (
     LEMMA3_CONSTANT,
@@ -21,7 +30,7 @@ from ..bounds import (
     umb_sample_size,
     umb_sharpness_bound,
 )
-from ..scenarios import GaussianMixture
+from ..scenarios import GaussianMixture, _nonempty_rows
 from ._fitting import loglog_fit
 
 __all__ = [
@@ -44,6 +53,35 @@ FIGURE1_N_VALUES = np.unique(np.round(np.logspace(2, 7, 11)).astype(np.int64))
 FIGURE1_N_BINS = np.unique(np.round(np.geomspace(6, 1000, 24)).astype(np.int64))
 #: Risks stored per (n, B, repetition): pooled (Definitions 3-5) and bin-wise (book ``eq-umb-binwise``).
 RISK_TERMS = ("cal", "sha", "risk", "mse", "cal_binwise", "sha_binwise", "tied_mass")
+
+
+def _sample_sizes(values, name: str, minimum: int = 2) -> np.ndarray:
+    """A non-empty sequence of integers, each at least ``minimum``, as an int64 array (errors name ``name``)."""
+    entries = np.atleast_1d(_array_of_any_shape(values, name))
+    if entries.ndim != 1 or entries.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D sequence of integers, got shape {entries.shape}")
+    return np.array([check_int(v, f"{name} entries", minimum=minimum) for v in entries.tolist()], dtype=np.int64)
+
+
+def _array_of_any_shape(x, name: str) -> np.ndarray:
+    """``np.asarray(x)``, or a ValueError naming ``name`` when ``x`` is not an array of one dtype (ragged, huge ints)."""
+    try:
+        return np.asarray(x)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{name} must be an array of numbers, got {x!r}") from None
+
+
+def _real_values(x, name: str) -> np.ndarray:
+    """``x`` (a real scalar or an array of any shape) as a finite float array (a ValueError naming ``name`` otherwise)."""
+    return as_real_array(x, name, ndim=np.ndim(_array_of_any_shape(x, name)))
+
+
+def _check_gamma(gamma) -> float:
+    """The balance constant of Lemma 3: a finite number greater than 1 (at 1 every bin must have mass exactly 1/B)."""
+    gamma = check_positive(gamma, "gamma")
+    if gamma <= 1.0:
+        raise ValueError(f"gamma must be greater than 1 (gamma-well-balanced bins, Lemma 3), got {gamma!r}")
+    return gamma
 
 
 def _normal_mass(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -71,14 +109,18 @@ def umb_binwise_risks(edges_list, values_list, prior: float = 0.5, mu: float = 2
     :meth:`~companion.scenarios.GaussianMixture.population_risks_batch`), and
     ``tied_mass``, the probability of the bins whose value another bin shares.
     """
-    if len(edges_list) != len(values_list) or len(edges_list) == 0:
-        raise ValueError("edges_list and values_list must be non-empty and of the same length")
+    edges_list = _nonempty_rows(edges_list, "edges_list")
+    values_list = _nonempty_rows(values_list, "values_list")
+    if len(edges_list) != len(values_list):
+        raise ValueError(
+            f"edges_list and values_list must have the same length, got {len(edges_list)} and {len(values_list)}"
+        )
     scenario = GaussianMixture(prior, mu)
-    values = [as_probabilities(v, "values") for v in values_list]
-    edges = [as_probabilities(e, "edges") for e in edges_list]
+    values = [as_probabilities(v, "values_list entries") for v in values_list]
+    edges = [as_edges(e, "edges_list entries") for e in edges_list]
     for e, v in zip(edges, values):
-        if e.size != v.size + 1 or e[0] != 0.0 or e[-1] != 1.0 or np.any(np.diff(e) < 0):
-            raise ValueError("edges must run from 0 to 1, non-decreasing, with one more entry than values")
+        if e.size != v.size + 1:
+            raise ValueError("edges_list entries must have one more entry than the matching values_list entries")
     n_maps = len(values)
     map_of_bin = np.repeat(np.arange(n_maps), [v.size for v in values])
     v = np.concatenate(values)
@@ -87,7 +129,7 @@ def umb_binwise_risks(edges_list, values_list, prior: float = 0.5, mu: float = 2
         x_hi = logit(np.concatenate([e[1:] for e in edges]))
     mass, joint1 = _bin_masses(scenario, x_lo, x_hi)
     theta = np.divide(joint1, mass, out=np.zeros_like(mass), where=mass > 0)
-    second_moment = scenario.expect(lambda x: scenario.posterior_x(x) ** 2)  # E[h*(Z)^2]
+    second_moment = scenario.expect(lambda x: scenario._posterior_x(x) ** 2)  # E[h*(Z)^2]
     order = np.lexsort((v, map_of_bin))
     new = np.ones(v.size, dtype=bool)
     new[1:] = (np.diff(map_of_bin[order]) != 0) | (np.diff(v[order]) != 0)
@@ -133,8 +175,8 @@ def umb_risk_grid(
     ``cal_binwise``, ``sha_binwise``, ``tied_mass`` (:func:`umb_binwise_risks`);
     NaN where ``valid`` is False.  Also ``prior`` and ``mu``.
     """
-    n_values = np.array([check_int(n, "n_values entries", minimum=2) for n in np.atleast_1d(n_values)])
-    n_bins_values = np.array([check_int(b, "n_bins_values entries", minimum=1) for b in np.atleast_1d(n_bins_values)])
+    n_values = _sample_sizes(n_values, "n_values")
+    n_bins_values = _sample_sizes(n_bins_values, "n_bins_values", minimum=1)
     n_reps = check_int(n_reps, "n_reps", minimum=1)
     rng = as_rng(rng)
     scenario = GaussianMixture(prior, mu)
@@ -192,6 +234,25 @@ def _population_variance_factor(scenario: GaussianMixture, n_bins: np.ndarray) -
     return out
 
 
+def _check_grid(grid) -> None:
+    """Raise a ValueError naming ``grid`` unless it is a :func:`umb_risk_grid` result with at least one valid cell."""
+    if not isinstance(grid, dict):
+        raise ValueError(f"grid must be the dict returned by umb_risk_grid, got {type(grid).__name__}")
+    missing = sorted({"n", "n_bins", "valid", "prior", "mu", *RISK_TERMS} - set(grid))
+    if missing:
+        raise ValueError(f"grid must be the dict returned by umb_risk_grid; it lacks the keys {missing}")
+    n, b, valid = (np.asarray(grid[key]) for key in ("n", "n_bins", "valid"))
+    if n.ndim != 1 or b.ndim != 1 or valid.shape != (n.size, b.size) or valid.dtype != bool:
+        raise ValueError("grid must hold 1-D 'n' and 'n_bins' and a boolean 'valid' of shape (len(n), len(n_bins))")
+    for key in RISK_TERMS:
+        if np.shape(grid[key])[:2] != valid.shape:
+            raise ValueError(f"grid[{key!r}] must have shape (len(n), len(n_bins), n_reps)")
+        if not np.all(np.isfinite(np.asarray(grid[key])[valid])):
+            raise ValueError(f"grid[{key!r}] must be finite in every valid cell (found NaN or infinity)")
+    if not valid.any():
+        raise ValueError("grid must have at least one valid cell (n >= 2 * n_bins)")
+
+
 def umb_figure_summary(grid: dict, delta: float = 0.1, tail_mass: float = 1e-12) -> dict:
     r"""Bounds, fitted rates, bound coverage and optimal bin counts for a :func:`umb_risk_grid` result.
 
@@ -218,8 +279,9 @@ def umb_figure_summary(grid: dict, delta: float = 0.1, tail_mass: float = 1e-12)
       ``best_n_bins_zeta`` (of zeta, eq. (10)), their log-log slopes
       ``slope_*``, and ``a3_regime_start`` (:func:`umb_a3_regime_start`).
     """
-    n, b, valid = grid["n"], grid["n_bins"], grid["valid"]
+    _check_grid(grid)
     delta = check_open_unit(delta, "delta")
+    n, b, valid = grid["n"], grid["n_bins"], grid["valid"]
     scenario = GaussianMixture(grid["prior"], grid["mu"])
     k = scenario.smoothness_constant(tail_mass)
     nn, bb = np.broadcast_arrays(n[:, None], b[None, :])
@@ -320,13 +382,12 @@ def umb_bin_statistics(z, y, n_bins: int, prior: float = 0.5, mu: float = 2.0) -
     (points per bin, the same for every row).  ``z`` in (0, 1), shape
     ``(reps, n)`` with distinct entries per row; ``y`` labels of the same shape.
     """
-    z = np.atleast_2d(np.asarray(z, dtype=float))
-    y = np.atleast_2d(np.asarray(y))
+    z = np.atleast_2d(_real_values(z, "z"))
+    y_raw = _array_of_any_shape(y, "y")
+    y = np.atleast_2d(as_labels(y_raw.ravel(), "y").reshape(y_raw.shape))
     if z.ndim != 2 or y.shape != z.shape:
         raise ValueError(f"z and y must be 2-D arrays of the same shape, got {z.shape} and {y.shape}")
     as_probabilities(z.ravel(), "z", open_interval=True)
-    if not np.all((y == 0) | (y == 1)):
-        raise ValueError("y must contain only labels in {0, 1}")
     n_bins = check_int(n_bins, "n_bins")
     if z.shape[1] < 2 * n_bins:
         raise ValueError(f"each row of z must hold at least 2 * n_bins = {2 * n_bins} samples, got {z.shape[1]}")
@@ -349,15 +410,13 @@ def umb_balance_probability_bounds(n: int, n_bins: int, gamma: float = 2.0) -> t
     """
     n = check_int(n, "n", minimum=2)
     n_bins = check_int(n_bins, "n_bins")
-    gamma = check_positive(gamma, "gamma")
-    if gamma < 1.0:
-        raise ValueError(f"gamma must be at least 1, got {gamma!r}")
+    gamma = _check_gamma(gamma)
     if n < 2 * n_bins:
         raise ValueError(f"n must be at least 2 * n_bins = {2 * n_bins}, got {n}")
     steps = np.diff(np.concatenate(([0], _ranks(n, n_bins), [n + 1])))
     law = beta_law(steps, n + 1 - steps)
     out = law.cdf(1.0 / (gamma * n_bins)) + law.sf(min(gamma / n_bins, 1.0))
-    return float(max(0.0, 1.0 - out.sum())), float(np.min(1.0 - out))
+    return float(max(0.0, 1.0 - out.sum())), float(max(0.0, np.min(1.0 - out)))
 
 
 def umb_lemma_frequencies(
@@ -388,11 +447,11 @@ def umb_lemma_frequencies(
     ``gamma == 2``); ``approx_promise`` (:math:`1-\delta`); and
     ``balance_bounds`` (:func:`umb_balance_probability_bounds`).
     """
-    n_values = np.array([check_int(n, "n_values entries", minimum=2) for n in np.atleast_1d(n_values)])
+    n_values = _sample_sizes(n_values, "n_values")
     n_bins = check_int(n_bins, "n_bins")
     n_reps = check_int(n_reps, "n_reps")
     delta = check_open_unit(delta, "delta")
-    gamma = check_positive(gamma, "gamma")
+    gamma = _check_gamma(gamma)
     if np.any(n_values < 2 * n_bins):
         raise ValueError(f"n_values entries must be at least 2 * n_bins = {2 * n_bins} (Lemma 4)")
     rng = as_rng(rng)

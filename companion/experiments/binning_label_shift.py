@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit, logit, ndtri
 
-from .._checks import as_rng, check_int, check_open_unit
+from .._checks import as_probabilities, as_real_array, as_rng, check_int, check_open_unit
 from ..bounds import label_shift_binning_bound, multiclass_binning_epsilon
 from ..multiclass_binning import CanonicalBinning, LabelShiftCanonicalBinning, uniform_mass_partition
 from ..shift import bbse
@@ -106,7 +106,12 @@ def theorem3_coverage(
     sc = label_shift_scenario(scenario)
     n_values = np.array([check_int(n, "n_values entries", minimum=2) for n in np.atleast_1d(n_values)])
     deltas = np.array([check_open_unit(d, "deltas entries") for d in np.atleast_1d(deltas)])
+    if n_values.size == 0:
+        raise ValueError("n_values must hold at least one sample size")
+    if deltas.size == 0:
+        raise ValueError("deltas must hold at least one level")
     n_reps = check_int(n_reps, "n_reps")
+    n_cuts = check_int(n_cuts, "n_cuts")
     rng = as_rng(rng)
     _, _, cond = scenario_partition(sc, n_cuts)
     k, n_bins = cond.shape
@@ -173,6 +178,7 @@ def theorem4_check(
     n_source = check_int(n_source, "n_source")
     n_weights = check_int(n_weights, "n_weights", minimum=10)
     n_reps = check_int(n_reps, "n_reps")
+    n_cuts = check_int(n_cuts, "n_cuts")
     rng = as_rng(rng)
     _, _, cond = scenario_partition(sc, n_cuts)
     k, n_bins = cond.shape
@@ -216,6 +222,10 @@ def _reliability(pred1: np.ndarray, bins: np.ndarray, y: np.ndarray, n_bins: int
     return {"predicted": pred1, "observed": observed, "count": count}
 
 
+#: Largest sample size a figure driver draws in one piece (memory bound).
+_MAX_SAMPLE = 10**7
+
+
 def podkopaev_figure2(
     n_scatter: int = 600,
     n_train: int = 1_000,
@@ -246,13 +256,23 @@ def podkopaev_figure2(
     size ``n_test`` and the exact target frequency ``exact`` (LDA's score is
     affine in :math:`x`, so bin probabilities are normal
     distribution-function differences).  The paper states no sample sizes
-    for this figure; these are the book's.
+    for this figure; these are the book's.  Each sample size is an integer
+    in :math:`[1, 10^7]`; ``band`` is a pair ``lo < hi`` in (0, 1).
     """
     from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 
+    n_scatter = check_int(n_scatter, "n_scatter", maximum=_MAX_SAMPLE)
+    n_train = check_int(n_train, "n_train", maximum=_MAX_SAMPLE)
+    n_calibration = check_int(n_calibration, "n_calibration", maximum=_MAX_SAMPLE)
+    n_weights = check_int(n_weights, "n_weights", maximum=_MAX_SAMPLE)
+    n_test = check_int(n_test, "n_test", maximum=_MAX_SAMPLE)
+    n_bins = check_int(n_bins, "n_bins")
+    band = as_probabilities(band, "band", open_interval=True)
+    if band.size != 2 or not band[0] < band[1]:
+        raise ValueError(f"band must be two levels lo < hi in (0, 1), got {band.tolist()!r}")
+    lo, hi = float(band[0]), float(band[1])
     rng = as_rng(rng)
     sc = label_shift_scenario("two_class")
-    lo, hi = (check_open_unit(b, "band entries") for b in band)
     G, g = sc.log_ratio_map(np.array([[-1.0, 1.0]]))
     x_sc, y_sc = sc.sample(n_scatter, rng, "target")
     u = x_sc @ G[0] + g[0]
@@ -324,6 +344,14 @@ def _resample(idx_neg: np.ndarray, idx_pos: np.ndarray, share_pos: float, rng: n
     return rng.permutation(chosen)
 
 
+def _two_class_shares(shares, name: str) -> np.ndarray:
+    """Two positive class shares summing to 1 (within 1e-12)."""
+    v = as_real_array(shares, name)
+    if v.shape != (2,) or np.any(v <= 0) or abs(v.sum() - 1) > 1e-12:
+        raise ValueError(f"{name} must be two positive shares summing to 1, got {v.tolist()!r}")
+    return v
+
+
 def podkopaev_figure7(
     n_splits: int = 4,
     n_bins: int = 10,
@@ -358,11 +386,10 @@ def podkopaev_figure7(
     from sklearn.preprocessing import StandardScaler
 
     n_splits = check_int(n_splits, "n_splits")
+    n_bins = check_int(n_bins, "n_bins")
+    p = _two_class_shares(source_prior, "source_prior")
+    q = _two_class_shares(target_prior, "target_prior")
     rng = as_rng(rng)
-    p = np.asarray(source_prior, dtype=float)
-    q = np.asarray(target_prior, dtype=float)
-    if p.shape != (2,) or q.shape != (2,) or np.any(p <= 0) or np.any(q <= 0) or abs(p.sum() - 1) > 1e-12 or abs(q.sum() - 1) > 1e-12:
-        raise ValueError("source_prior and target_prior must be two positive shares summing to 1")
     x, digit = load_digits(return_X_y=True)
     y = (digit >= 5).astype(np.int64)
     w_oracle = q / p

@@ -8,12 +8,11 @@ population terms across priors with a Monte Carlo check of the prior-free MSE
 
 from __future__ import annotations
 
-import numbers
 
 import numpy as np
 from scipy.special import expit
 
-from .._checks import as_probabilities, as_rng, check_int
+from .._checks import as_probabilities, as_rng, check_int, check_real
 from ..metrics import mse_decomposition
 from ..scenarios import GaussianMixture
 from ._fitting import loglog_fit
@@ -111,8 +110,7 @@ def decomposition_across_priors(
     """
     priors = as_probabilities(np.atleast_1d(priors), "priors", open_interval=True)
     n = check_int(n, "n", minimum=2)
-    if isinstance(offset, bool) or not isinstance(offset, numbers.Real) or not np.isfinite(offset):
-        raise ValueError(f"offset must be a finite number, got {offset!r}")
+    offset = check_real(offset, "offset")
     rng = as_rng(rng)
     scenarios = [GaussianMixture(float(p), mu) for p in priors]
     exact = np.array([s.decomposition() for s in scenarios])

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import binom
 
-from .._checks import as_rng, check_int, check_open_unit
+from .._checks import as_probabilities, as_real_array, as_rng, check_int, check_open_unit, check_positive
 from ..binning import UniformMassBinning
 from ..bounds import composite_high_probability_bound, composite_risk_bound, ratio_event_sample_sizes
 from ..labelshift import CompositeRecalibrator, cube_root_bins, fit_label_shift_estimators, prior_correction
@@ -45,6 +45,22 @@ SUN_TABLE1_PAPER = {
 }
 
 _MAX_REDRAWS = 10_000
+
+
+def _check_sizes(values, name: str, *, minimum: int = 1) -> list[int]:
+    """A non-empty 1-D sequence of integers >= ``minimum`` (sample sizes, bin counts) as a list of Python ints.
+
+    The array checks (real dtype, no strings, NaN, bool or complex, one
+    dimension, at least one entry) name ``name``; each entry then goes
+    through :func:`~companion._checks.check_int` as ``"<name> entries"``.
+    """
+    as_real_array(values, name)
+    return [check_int(v, f"{name} entries", minimum=minimum) for v in np.asarray(values).tolist()]
+
+
+def _check_bins(n_bins, name: str) -> int | None:
+    """An optional bin count: None (the cube-root default) or an integer >= 1, checked under ``name``."""
+    return None if n_bins is None else check_int(n_bins, name)
 
 
 def _labelled_sample(scenario: GaussianMixture, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, int]:
@@ -92,8 +108,13 @@ def label_shift_risks(
     """
     n_source = check_int(n_source, "n_source", minimum=2)
     n_target = check_int(n_target, "n_target", minimum=2)
+    source_prior = check_open_unit(source_prior, "source_prior")
+    target_prior = check_open_unit(target_prior, "target_prior")
     n_reps = check_int(n_reps, "n_reps")
+    mu = check_positive(mu, "mu")
     rng = as_rng(rng)
+    n_bins_source = _check_bins(n_bins_source, "n_bins_source")
+    n_bins_target = _check_bins(n_bins_target, "n_bins_target")
     source, target = GaussianMixture(source_prior, mu), GaussianMixture(target_prior, mu)
     edges, values, priors_hat, n_redrawn = [], [], np.empty((n_reps, 2)), 0
     for r in range(n_reps):
@@ -135,7 +156,8 @@ def sun_table1(n_reps_values=(10, 1000), n_bins_source_values=(10, 9), rng=0) ->
     dict ``(n_bins_source, n_reps) -> {"mean": (4, 4), "sd": (4, 4), "n_redrawn": int}``
     with rows :data:`LABEL_SHIFT_METHODS` and columns :data:`LABEL_SHIFT_TERMS`.
     """
-    n_reps_values = [check_int(n, "n_reps_values entries", minimum=2) for n in n_reps_values]
+    n_reps_values = _check_sizes(n_reps_values, "n_reps_values", minimum=2)
+    n_bins_source_values = _check_sizes(n_bins_source_values, "n_bins_source_values")
     rng = as_rng(rng)
     table = {}
     for n_bins in n_bins_source_values:
@@ -162,6 +184,11 @@ def label_shift_curves(
     (method -> values on the grid), ``density`` (target density of Z),
     ``source_density`` and ``priors_hat`` (:math:`\hat p_1, \hat q_1`).
     """
+    n_source = check_int(n_source, "n_source", minimum=2)
+    n_target = check_int(n_target, "n_target", minimum=2)
+    source_prior = check_open_unit(source_prior, "source_prior")
+    target_prior = check_open_unit(target_prior, "target_prior")
+    mu = check_positive(mu, "mu")
     n_grid = check_int(n_grid, "n_grid", minimum=2)
     rng = as_rng(rng)
     source, target = GaussianMixture(source_prior, mu), GaussianMixture(target_prior, mu)
@@ -250,6 +277,7 @@ def target_sample_complexity(
     n_source = check_int(n_source, "n_source", minimum=2)
     source_prior = check_open_unit(source_prior, "source_prior")
     target_prior = check_open_unit(target_prior, "target_prior")
+    mu = check_positive(mu, "mu")
     level = check_open_unit(level, "level")
     rng = as_rng(rng)
     source, target = GaussianMixture(source_prior, mu), GaussianMixture(target_prior, mu)
@@ -303,13 +331,18 @@ def label_shift_grid(
     ``sd / sqrt(n_reps)``) and ``n_redrawn`` of shape ``(priors, n_source, n_target)``
     (book: ``fig-ls-grid``).
     """
+    target_priors = as_probabilities(target_priors, "target_priors", open_interval=True)
+    n_source_values = _check_sizes(n_source_values, "n_source_values", minimum=2)
+    n_target_values = _check_sizes(n_target_values, "n_target_values", minimum=2)
     n_reps = check_int(n_reps, "n_reps", minimum=2)
+    source_prior = check_open_unit(source_prior, "source_prior")
+    mu = check_positive(mu, "mu")
     rng = as_rng(rng)
     shape = (len(target_priors), len(n_source_values), len(n_target_values))
     values = np.empty(shape + (len(LABEL_SHIFT_METHODS), len(LABEL_SHIFT_TERMS)))
     sd = np.empty_like(values)
     n_redrawn = np.zeros(shape, dtype=np.int64)
-    for i, q in enumerate(target_priors):
+    for i, q in enumerate(target_priors.tolist()):
         for j, n_p in enumerate(n_source_values):
             for k, n_q in enumerate(n_target_values):
                 run = label_shift_risks(n_p, n_q, source_prior, q, n_reps, mu, rng)
@@ -317,7 +350,7 @@ def label_shift_grid(
                 sd[i, j, k] = run["values"].std(axis=0, ddof=1)
                 n_redrawn[i, j, k] = run["n_redrawn"]
     return {
-        "target_priors": np.asarray(target_priors, dtype=float),
+        "target_priors": target_priors,
         "n_source": np.asarray(n_source_values),
         "n_target": np.asarray(n_target_values),
         "methods": LABEL_SHIFT_METHODS,
@@ -348,7 +381,13 @@ def theorem2_check(
     per realization).  Bound (18) must hold in every realization, (19) in at
     least a fraction :math:`1-\delta` of them (book: ``thm-ls-composite``).
     """
+    n_source = check_int(n_source, "n_source", minimum=2)
+    n_target = check_int(n_target, "n_target", minimum=2)
+    source_prior = check_open_unit(source_prior, "source_prior")
+    target_prior = check_open_unit(target_prior, "target_prior")
+    delta = check_open_unit(delta, "delta")
     n_reps = check_int(n_reps, "n_reps")
+    mu = check_positive(mu, "mu")
     rng = as_rng(rng)
     n_bins = cube_root_bins(n_source)
     bound19 = composite_high_probability_bound(n_source, n_target, n_bins, source_prior, target_prior, delta)
@@ -391,6 +430,9 @@ def ratio_event_frequency(
     observed ``frequency`` of :math:`\{1/\beta \le \hat w_k/w^*_k \le \beta,\ k=0,1\}`
     and the promised ``1 - delta``.
     """
+    delta = check_open_unit(delta, "delta")
+    source_prior = check_open_unit(source_prior, "source_prior")
+    target_prior = check_open_unit(target_prior, "target_prior")
     n_reps = check_int(n_reps, "n_reps")
     rng = as_rng(rng)
     n_p, n_q = (int(np.ceil(n)) for n in ratio_event_sample_sizes(beta, delta, source_prior, target_prior))

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logit, ndtr
 
-from .._checks import as_rng, check_int, check_open_unit, check_positive
+from .._checks import as_real_array, as_rng, check_int, check_open_unit, check_positive
 from ..binning import UniformMassBinning
 from ..scenarios import GaussianMixture
 from ..shift import (
@@ -217,9 +217,9 @@ def miscalibration_study(
     n_limit = check_int(n_limit, "n_limit")
     rng = as_rng(rng)
     k, w_true = sc.n_classes, sc.weights
-    bias = np.linspace(0.0, 0.6, k) if bias is None else np.asarray(bias, dtype=float)
+    bias = np.linspace(0.0, 0.6, k) if bias is None else as_real_array(bias, "bias")
     if bias.shape != (k,):
-        raise ValueError(f"bias must hold one value per class ({k})")
+        raise ValueError(f"bias must hold one value per class ({k}), got {bias.size}")
 
     def classifier(x):
         eta = sc.posterior(x)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._checks import as_rng, check_int, check_open_unit, check_positive
+from .._checks import as_real_array, as_rng, check_int, check_nonempty, check_open_unit, check_positive
 from ..bounds import (
     discretisation_bound,
     lemma7_sample_size,
@@ -27,9 +27,9 @@ from ..multiclass import (
     TopLabelBinning,
     _counts,
     _keys_from_counts,
+    _p_values,
     canonical_distribution,
     check_lam,
-    check_p,
     grid_size,
     level_set_count,
     level_set_counts,
@@ -62,6 +62,66 @@ MULTICLASS_CONFIGS = {"noise + pools": (True, True), "pools only": (False, True)
 MULTICLASS_N_VALUES = np.array([1000, 3000, 10_000, 30_000, 100_000, 300_000])
 
 
+# ---------------------------------------------------------------------------
+# Validation of the drivers' own arguments (sequences of sizes, exponents, steps; configs; grids)
+# ---------------------------------------------------------------------------
+
+
+def _values_1d(values, name: str) -> np.ndarray:
+    """``values`` (a scalar counts as one entry) as a non-empty 1-D array of a real or object dtype."""
+    try:
+        raw = np.atleast_1d(np.asarray(values))
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{name} must be a 1-D sequence of numbers, got {values!r}") from None
+    if raw.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D sequence of numbers, got shape {raw.shape}")
+    if raw.size == 0:
+        raise ValueError(f"{name} must hold at least one value")
+    if raw.dtype.kind not in "iufO":
+        raise ValueError(f"{name} must hold real numbers, got dtype {raw.dtype}")
+    return raw
+
+
+def _int_values(values, name: str, minimum: int) -> list[int]:
+    """A non-empty 1-D sequence of integers, each checked by ``check_int`` under the name ``"<name> entries"``."""
+    return [check_int(v, f"{name} entries", minimum=minimum) for v in _values_1d(values, name).tolist()]
+
+
+def _exponents(p_values, name: str = "p_values") -> np.ndarray:
+    """A scalar or non-empty 1-D sequence of l_p exponents in [1, inf] (``check_p`` per entry)."""
+    return _p_values(p_values, name)[0]
+
+
+def _configs(configs, name: str = "configs") -> list:
+    """A non-empty list of keys of :data:`MULTICLASS_CONFIGS`."""
+    configs = list(check_nonempty(configs, name))
+    for c in configs:
+        if not isinstance(c, str) or c not in MULTICLASS_CONFIGS:
+            raise ValueError(f"{name} entries must be among {list(MULTICLASS_CONFIGS)}, got {c!r}")
+    return configs
+
+
+def _grid_arrays(grid, keys: tuple, ndim: int, name: str = "grid") -> dict:
+    """Check that ``grid`` is a result of :func:`lp_error_grid`: a dict whose ``keys`` hold finite arrays.
+
+    Each array of ``keys`` must have ``ndim`` axes (``lp`` one more, over p), its
+    sample-size axis (2) must match ``grid["n"]``; returns the validated arrays.
+    """
+    if not isinstance(grid, dict):
+        raise ValueError(f"{name} must be the dict returned by lp_error_grid, got {type(grid).__name__}")
+    missing = [key for key in ("k", "n", "p", "configs", *keys) if key not in grid]
+    if missing:
+        raise ValueError(f"{name} must be the dict returned by lp_error_grid (missing keys {missing})")
+    n = as_real_array(grid["n"], f"{name}['n']")
+    out = {"n": n}
+    for key in keys:
+        arr = as_real_array(grid[key], f"{name}[{key!r}]", ndim=ndim + (key == "lp"))
+        if arr.shape[2] != n.size:
+            raise ValueError(f"{name}[{key!r}] must have len({name}['n']) = {n.size} sample sizes on axis 2, got shape {arr.shape}")
+        out[key] = arr
+    return out
+
+
 def book_multiclass_scenario(k: int, seed: int = 1, temperature: float = 0.5) -> MulticlassScenario:
     r"""The chapter's scenario for ``k`` classes: 4000 atoms, true label law :math:`\mathrm{softmax}(t z + b)`, :math:`t = 1/2`.
 
@@ -70,6 +130,9 @@ def book_multiclass_scenario(k: int, seed: int = 1, temperature: float = 0.5) ->
     ``k`` use those of ``k = 5``).
     """
     k = check_int(k, "k", minimum=2)
+    if not isinstance(seed, np.random.Generator):
+        seed = check_int(seed, "seed", minimum=0)
+    temperature = check_positive(temperature, "temperature")
     settings = MULTICLASS_SETTINGS.get(k, MULTICLASS_SETTINGS[5])
     return MulticlassScenario(k, 4000, temperature=temperature, seed=seed, **settings)
 
@@ -149,13 +212,10 @@ def lp_error_grid(
     ``lp_discretised``, ``sq_discretised`` (:math:`c\circ r\circ f`), ``n_level_sets``
     (:math:`|V_\lambda|`), ``grid_cells`` (:math:`(1/\lambda + 1)^k`).
     """
-    k_values = [check_int(k, "k_values entries", minimum=2) for k in np.atleast_1d(k_values)]
-    n_values = np.array([check_int(n, "n_values entries", minimum=10) for n in np.atleast_1d(n_values)])
-    p_values = np.array([check_p(p) for p in np.atleast_1d(p_values)])
-    configs = list(configs)
-    for c in configs:
-        if c not in MULTICLASS_CONFIGS:
-            raise ValueError(f"configs entries must be among {list(MULTICLASS_CONFIGS)}, got {c!r}")
+    k_values = _int_values(k_values, "k_values", minimum=2)
+    n_values = np.array(_int_values(n_values, "n_values", minimum=10))
+    p_values = _exponents(p_values)
+    configs = _configs(configs)
     n_reps = check_int(n_reps, "n_reps")
     lam, m = check_lam(lam)
     rng = as_rng(rng)
@@ -211,10 +271,11 @@ def lp_rate_summary(grid: dict, n_min: int = 10_000) -> dict:
     ``theorem`` of shape ``(len(p),)`` (NaN at p = 1).
     """
     n_min = check_int(n_min, "n_min")
+    lp = _grid_arrays(grid, ("lp",), ndim=4)["lp"]
     use = grid["n"] >= n_min
     if use.sum() < 2:
         raise ValueError("n_min must leave at least two sample sizes for a fit")
-    mean = grid["lp"].mean(axis=3)  # [k, config, n, p]
+    mean = lp.mean(axis=3)  # [k, config, n, p]
     slopes = np.empty((mean.shape[0], mean.shape[1], mean.shape[3]))
     for a in range(mean.shape[0]):
         for c in range(mean.shape[1]):
@@ -233,13 +294,17 @@ def level_sets_visited(grid: dict) -> dict:
     ``occupied`` (level sets holding a forecast of the sample), ``n_high``
     (:math:`|H|`) and ``visited``, and per k ``n_level_sets`` and ``grid_cells``.
     """
+    arrays = _grid_arrays(grid, ("occupied", "n_high", "visited"), ndim=4)
+    for key in ("n_level_sets", "grid_cells"):
+        if key not in grid:
+            raise ValueError(f"grid must be the dict returned by lp_error_grid (missing key {key!r})")
     last = grid["n"].size - 1
     return {
         "k": grid["k"],
         "configs": grid["configs"],
-        "occupied": grid["occupied"][:, :, last].mean(axis=2),
-        "n_high": grid["n_high"][:, :, last].mean(axis=2),
-        "visited": grid["visited"][:, :, last].mean(axis=2),
+        "occupied": arrays["occupied"][:, :, last].mean(axis=2),
+        "n_high": arrays["n_high"][:, :, last].mean(axis=2),
+        "visited": arrays["visited"][:, :, last].mean(axis=2),
         "n_level_sets": grid["n_level_sets"],
         "grid_cells": grid["grid_cells"],
         "n": int(grid["n"][last]),
@@ -261,9 +326,10 @@ def exact_trajectory(k: int = 5, lam: float = 0.1, threshold: float = 0.004, p_v
     must be at most 0), ``iteration_bound``, ``lp_bound`` (Lemma 14 with zero
     estimation error) and ``threshold``.
     """
+    k = check_int(k, "k", minimum=2)
     lam, _ = check_lam(lam)
     threshold = check_open_unit(threshold, "threshold")
-    p_values = np.array([check_p(p) for p in np.atleast_1d(p_values)])
+    p_values = _exponents(p_values)
     sc = book_multiclass_scenario(k)
     cal = LpCalibrator(lam, threshold=threshold, record_states=True).fit_exact(sc.atoms, sc.h_star, sc.weights)
     t = cal.trajectory_
@@ -317,9 +383,10 @@ def squared_error_vs_lam(
     :math:`\omega_m` of the fits).
     """
     k = check_int(k, "k", minimum=2)
-    lams = np.array([check_lam(v)[0] for v in np.atleast_1d(lam_values)])
+    lams = np.array([check_lam(v, "lam_values entries")[0] for v in _values_1d(lam_values, "lam_values").tolist()])
     n = check_int(n, "n", minimum=10)
     n_reps = check_int(n_reps, "n_reps")
+    configs = _configs(configs)
     rng = as_rng(rng)
     sc = book_multiclass_scenario(k)
     sq_f = sc.evaluate(sc.atoms, 0.5)["squared_error"]
@@ -338,7 +405,7 @@ def squared_error_vs_lam(
     return {
         "k": k,
         "lam": lams,
-        "configs": list(configs),
+        "configs": configs,
         "sq_f": sq_f,
         "sq_discretised": disc,
         "sq_calibrated": cal_sq,
@@ -373,7 +440,7 @@ def method_comparison(
     n_reps = check_int(n_reps, "n_reps")
     lam, _ = check_lam(lam)
     n_bins = check_int(n_bins, "n_bins")
-    p_values = np.array([check_p(p) for p in np.atleast_1d(p_values)])
+    p_values = _exponents(p_values)
     rng = as_rng(rng)
     sc = book_multiclass_scenario(k)
     methods = ["forecaster f", "discretised c(r(f))", "algorithm, noise + pools", "algorithm, plain",
@@ -428,8 +495,8 @@ def two_worlds_demo(
     bias = check_positive(bias, "bias")
     if bias > 0.5:
         raise ValueError(f"bias must be at most 1/2 (a probability 1/2 + bias), got {bias!r}")
-    big_n = np.array([check_int(v, "n_bins_values entries") for v in np.atleast_1d(n_bins_values)])
-    ns = np.array([check_int(v, "n_values entries") for v in np.atleast_1d(n_values)])
+    big_n = np.array(_int_values(n_bins_values, "n_bins_values", minimum=1))
+    ns = np.array(_int_values(n_values, "n_values", minimum=1))
     n_reps = check_int(n_reps, "n_reps")
     rng = as_rng(rng)
     l1 = np.zeros((2, big_n.size, ns.size))
@@ -467,9 +534,10 @@ def light_level_sets_check(k: int = 5, lam: float = 0.1, threshold_values=(0.002
     bound :math:`2\omega^{p-1}`.  Returns ``threshold``, ``p``, ``light_sum`` and
     ``bound`` (both ``(len(threshold), len(p))``) and ``light_mass`` (per threshold).
     """
+    k = check_int(k, "k", minimum=2)
     lam, _ = check_lam(lam)
-    thresholds = np.array([check_open_unit(v, "threshold_values entries") for v in np.atleast_1d(threshold_values)])
-    p_values = np.array([check_p(p) for p in np.atleast_1d(p_values)])
+    thresholds = np.array([check_open_unit(v, "threshold_values entries") for v in _values_1d(threshold_values, "threshold_values").tolist()])
+    p_values = _exponents(p_values)
     sc = book_multiclass_scenario(k)
     terms = calibration_error_terms(_discretised(sc, lam), None, lam, weights=sc.weights, cond_mean=sc.h_star)
     light_sum = np.empty((thresholds.size, p_values.size))
@@ -496,6 +564,7 @@ def level_set_mass_check(k: int = 5, lam: float = 0.1, threshold: float = 0.05, 
     ``n0``, ``worst`` (per repetition), ``failure_rate`` (fraction above
     :math:`\omega/2`, to compare with ``delta``).
     """
+    k = check_int(k, "k", minimum=2)
     lam, m = check_lam(lam)
     threshold = check_open_unit(threshold, "threshold")
     delta = check_open_unit(delta, "delta")

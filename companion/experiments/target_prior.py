@@ -11,8 +11,18 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import prior as _prior
-from .._checks import as_rng, check_int
+from .._checks import (
+    as_masses,
+    as_probabilities,
+    as_real_array,
+    as_rng,
+    check_int,
+    check_positive,
+    check_same_length,
+    check_tolerance,
+)
 from ..scenarios import RatingScaleExample
+from .label_shift import _check_sizes
 
 __all__ = [
     "TASCHE_TABLE1_PAPER",
@@ -49,6 +59,25 @@ TASCHE_TABLE1_PAPER = {
 }
 
 
+def _example(example) -> RatingScaleExample:
+    """The section 5 example by default; otherwise ``example`` itself, which must be a :class:`RatingScaleExample`."""
+    if example is None:
+        return RatingScaleExample()
+    if not isinstance(example, RatingScaleExample):
+        raise ValueError(f"example must be a RatingScaleExample or None, got {type(example).__name__}")
+    return example
+
+
+def _check_aucs(values, name: str) -> np.ndarray:
+    """A non-empty 1-D array of AUCs, each in (1/2, 1) as :func:`~companion.prior.platt` and the QMM methods require."""
+    aucs = as_real_array(values, name)
+    if np.any((aucs <= 0.5) | (aucs >= 1.0)):
+        raise ValueError(
+            f"{name} must lie in (0.5, 1) (an increasing recalibration cannot rank worse than chance), got {aucs.tolist()!r}"
+        )
+    return aucs
+
+
 class Table1Row(NamedTuple):
     """One row of Table 1 of paper 003: the three characteristics of a posterior under its distribution."""
 
@@ -64,9 +93,7 @@ def tasche_recalibrations(example: RatingScaleExample | None = None) -> dict:
     The QMM methods preserve the source AUC, implied by the source posteriors
     under the source masses (eq. (13)).
     """
-    ex = RatingScaleExample() if example is None else example
-    if not isinstance(ex, RatingScaleExample):
-        raise ValueError(f"example must be a RatingScaleExample, got {type(ex).__name__}")
+    ex = _example(example)
     return _recalibrate(ex.source_posteriors, ex.target_masses, ex)
 
 
@@ -98,7 +125,7 @@ def tasche_table1(example: RatingScaleExample | None = None) -> list[Table1Row]:
     eight are the target posteriors of :func:`tasche_recalibrations` under the
     target masses.
     """
-    ex = RatingScaleExample() if example is None else example
+    ex = _example(example)
     fits = tasche_recalibrations(ex)
     rows = [_table1_row("Source", ex.source_posteriors, ex.source_masses)]
     rows += [_table1_row(name, fit.posteriors, ex.target_masses) for name, fit in fits.items()]
@@ -107,13 +134,13 @@ def tasche_table1(example: RatingScaleExample | None = None) -> list[Table1Row]:
 
 def tasche_figure1(example: RatingScaleExample | None = None) -> dict:
     """Figure 1 of paper 003: grades with their source and target masses."""
-    ex = RatingScaleExample() if example is None else example
+    ex = _example(example)
     return {"scores": ex.scores, "source": ex.source_masses, "target": ex.target_masses}
 
 
 def tasche_figure2(example: RatingScaleExample | None = None) -> dict:
     """Figure 2 of paper 003: grades, the source posterior and the eight target posteriors (by method)."""
-    ex = RatingScaleExample() if example is None else example
+    ex = _example(example)
     fits = tasche_recalibrations(ex)
     return {"scores": ex.scores, "source": ex.source_posteriors,
             "target": {name: fit.posteriors for name, fit in fits.items()}}
@@ -128,9 +155,10 @@ def eq13_as_printed(posteriors, masses) -> float:
     complete sum (the book's ``eq-tp-implied-auc``); kept only to test which of
     the two the paper's Table 1 used.
     """
-    s = np.asarray(posteriors, dtype=float)
-    w = np.asarray(masses, dtype=float)
-    _prior.implied_auc(s, w)  # the same input checks
+    s = as_probabilities(posteriors, "posteriors")
+    w = as_masses(masses, "masses")
+    check_same_length(posteriors=s, masses=w)
+    _prior.implied_auc(s, w)  # the same input checks (and a mean in (0, 1))
     grades, grade_of = np.unique(s, return_inverse=True)
     w = np.bincount(grade_of, weights=w, minlength=grades.size)
     mean = float(w @ grades)
@@ -155,7 +183,7 @@ def table1_auc_sums(example: RatingScaleExample | None = None) -> list[AucSums]:
     complete sum).  Rows whose method does not solve for the AUC (capped
     scaling, label shift, FJS, ROC QMM) can tell which sum the paper used.
     """
-    ex = RatingScaleExample() if example is None else example
+    ex = _example(example)
     fits = tasche_recalibrations(ex)
     rows = [AucSums("Source", _prior.implied_auc(ex.source_posteriors, ex.source_masses),
                     eq13_as_printed(ex.source_posteriors, ex.source_masses), TASCHE_TABLE1_PAPER["Source"][1])]
@@ -204,17 +232,28 @@ def roc_qmm_convergence(
     Iteration counts are deliberately not returned: below the floor they
     depend on the last bits of the input.
     """
-    ex = RatingScaleExample() if example is None else example
+    cases = as_real_array(cases, "cases", ndim=2)
+    if cases.shape[1] != 2:
+        raise ValueError(f"cases must hold (auc, target_prior) pairs, shape (k, 2); got shape {cases.shape}")
+    _check_aucs(cases[:, 0], "cases (first column, auc)")
+    as_probabilities(cases[:, 1], "cases (second column, target_prior)", open_interval=True)
+    n_iter = check_int(n_iter, "n_iter")
+    tol = check_tolerance(tol, "tol")
+    window = as_real_array(window, "window")
+    if window.size != 2 or not (window[0] > window[1] >= 0.0):
+        raise ValueError(f"window must be (upper, lower) with upper > lower >= 0, got {window.tolist()!r}")
+    upper, lower = window.tolist()
+    ex = _example(example)
     f = ex.target_masses
     changes, rows = {}, []
-    for auc, q in cases:
+    for auc, q in cases.tolist():
         fit = _prior.roc_qmm(f, q, auc, tol=tol)
         f0 = fit.params["class0_masses"]
         rho = float(np.max(np.abs(np.linalg.eigvals(_prior.roc_qmm_jacobian(f, q, auc, f0)))))
         trace = _prior.roc_qmm_trace(f, q, auc, n_iter)
         changes[(auc, q)] = trace
         rows.append(RocConvergence(auc, q, fit.params["c"], float(f @ fit.posteriors),
-                                   _prior.implied_auc(fit.posteriors, f), rho, _observed_rate(trace, *window)))
+                                   _prior.implied_auc(fit.posteriors, f), rho, _observed_rate(trace, upper, lower)))
     return {"changes": changes, "rows": rows}
 
 
@@ -243,7 +282,11 @@ def literal_iteration_study(
     to a :class:`LiteralOutcome` per prior.  ``"rho"`` holds the spectral radius
     of the normalized map's Jacobian at its fixed point, per prior.
     """
-    ex = RatingScaleExample() if example is None else example
+    priors = as_probabilities(priors, "priors", open_interval=True).tolist()
+    auc = None if auc is None else _prior._check_auc(auc)
+    tol = check_tolerance(tol, "tol")
+    max_iter = check_int(max_iter, "max_iter")
+    ex = _example(example)
     f = ex.target_masses
     auc = _prior.implied_auc(ex.source_posteriors, ex.source_masses) if auc is None else auc
     out = {"priors": tuple(priors), "auc": auc, "literal": [], "literal-raw": [], "rho": []}
@@ -287,10 +330,15 @@ def auc_sensitivity(aucs=None, step: float = 0.005, example: RatingScaleExample 
     ``mean_sqrt`` at the source AUC with half-width ``step``, per method, and
     ``source_auc``.
     """
-    ex = RatingScaleExample() if example is None else example
-    aucs = np.round(np.arange(0.60, 0.981, 0.02), 2) if aucs is None else np.asarray(aucs, dtype=float)
+    aucs = np.round(np.arange(0.60, 0.981, 0.02), 2) if aucs is None else _check_aucs(aucs, "aucs")
+    step = check_positive(step, "step")
+    ex = _example(example)
     eta, f, q = ex.source_posteriors, ex.target_masses, ex.target_prior
     source_auc = _prior.implied_auc(eta, ex.source_masses)
+    if not (0.5 < source_auc - step and source_auc + step < 1.0):
+        raise ValueError(
+            f"step must keep the source AUC {source_auc:.6g} +- step inside (0.5, 1) (the central difference), got {step!r}"
+        )
 
     def mean_sqrt(name: str, auc: float) -> float:
         try:
@@ -314,17 +362,18 @@ def remark1_quantification(
     estimates use the source AUC.  Also returns the estimates for the section 5
     target, whose prior the model does not fix.
     """
-    ex = RatingScaleExample() if example is None else example
+    true_priors = as_probabilities(true_priors, "true_priors", open_interval=True)
+    ex = _example(example)
     eta = ex.source_posteriors
     auc = _prior.implied_auc(eta, ex.source_masses)
     links = ("logistic", "normal")
     estimates = {
         link: np.array([_prior.cspd_quantify(eta, ex.label_shift_target_masses(q), auc, link).params["prior_estimate"]
-                        for q in true_priors])
+                        for q in true_priors.tolist()])
         for link in links
     }
     vasicek = {link: _prior.cspd_quantify(eta, ex.target_masses, auc, link).params["prior_estimate"] for link in links}
-    return {"true_priors": np.asarray(true_priors, dtype=float), "estimates": estimates, "vasicek_target": vasicek}
+    return {"true_priors": true_priors, "estimates": estimates, "vasicek_target": vasicek}
 
 
 def sampled_table1(
@@ -339,10 +388,10 @@ def sampled_table1(
     posterior.  Returns ``n``, ``methods``, ``mean_sqrt`` of shape
     ``(len(n), n_reps, 8)`` and the population values ``exact`` of shape ``(8,)``.
     """
-    ex = RatingScaleExample() if example is None else example
-    n_values = np.array([check_int(n, "n_values entries", minimum=2) for n in np.atleast_1d(n_values)])
+    n_values = np.array(_check_sizes(n_values, "n_values", minimum=2))
     n_reps = check_int(n_reps, "n_reps", minimum=1)
     rng = as_rng(rng)
+    ex = _example(example)
     exact_rows = tasche_table1(ex)[1:]
     methods = tuple(r.method for r in exact_rows)
     mean_sqrt = np.empty((n_values.size, n_reps, len(methods)))

@@ -11,6 +11,8 @@ from typing import NamedTuple, Sequence
 
 import sympy as sp
 
+from .._checks import check_int
+
 from .decomposition import set_partitions
 
 __all__ = [
@@ -75,8 +77,7 @@ def binwise_pooling_identity(n_bins: int = 4) -> list[BinwiseIdentity]:
     residuals of :class:`BinwiseIdentity` simplify to 0 for each of the
     Bell-number many patterns (15 for 4 bins).
     """
-    if not isinstance(n_bins, int) or isinstance(n_bins, bool) or not 1 <= n_bins <= 6:
-        raise ValueError(f"n_bins must be an integer from 1 to 6 (Bell-number many patterns), got {n_bins!r}")
+    n_bins = check_int(n_bins, "n_bins", minimum=1, maximum=6)  # Bell-number many patterns
     return [_one_pattern(groups, n_bins) for groups in set_partitions(range(n_bins))]
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import sympy as sp
 
+from .._checks import check_int
+
 __all__ = [
     "theorem3_epsilon_residual",
     "proposition1_residuals",
@@ -33,7 +35,9 @@ def proposition1_residuals(k: int = 3) -> list:
 
     ``a_y`` = :math:`P[f(X)\in I\mid Y=y]` (the same under both priors by label
     shift) are free positive symbols; :math:`\theta^D_{I,y} = d_y a_y/\sum_j d_j a_j`.
+    ``k`` is an integer in [2, 8].
     """
+    k = check_int(k, "k", minimum=2, maximum=8)
     a = sp.symbols(f"a1:{k + 1}", positive=True)
     p = sp.symbols(f"p1:{k + 1}", positive=True)
     q = sp.symbols(f"q1:{k + 1}", positive=True)
@@ -62,7 +66,9 @@ def theorem4_algebra(k: int = 3) -> dict:
 
     The absolute values and the triangle and Hölder inequalities that turn
     these identities into (24), (25) and (18) are in the chapter's proof.
+    ``k`` is an integer in [2, 5] (the simplifications take seconds at 5).
     """
+    k = check_int(k, "k", minimum=2, maximum=5)
     t = sp.symbols(f"t1:{k + 1}", positive=True)
     u = sp.symbols(f"u1:{k + 1}", positive=True)
     w = sp.symbols(f"w1:{k + 1}", positive=True)

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 from typing import NamedTuple, Sequence
 
+import numpy as np
 import sympy as sp
+
+from .._checks import check_int
 
 __all__ = [
     "FiniteJointDistribution",
@@ -37,10 +40,15 @@ class FiniteJointDistribution(NamedTuple):
     values: tuple
 
 
+# Largest number of forecast values the symbolic builders accept (their expressions grow as m^2),
+# and of items for set_partitions (the number of partitions grows as the Bell numbers).
+_MAX_VALUES = 40
+_MAX_ITEMS = 10
+
+
 def finite_joint_distribution(m: int) -> FiniteJointDistribution:
-    """Symbols for a joint law of (Z, Y) with Z taking ``m`` distinct values."""
-    if m < 1:
-        raise ValueError(f"m must be at least 1, got {m}")
+    """Symbols for a joint law of (Z, Y) with Z taking ``m`` distinct values (an integer from 1 to 40)."""
+    m = check_int(m, "m", minimum=1, maximum=_MAX_VALUES)
     w = sp.symbols(f"w1:{m + 1}", positive=True)
     masses = tuple(w[:-1]) + (1 - sum(w[:-1]),)
     cond = sp.symbols(f"q1:{m + 1}", nonnegative=True)
@@ -54,16 +62,47 @@ def set_partitions(items: Sequence) -> list[list[list]]:
     A map ``h`` on ``m`` forecast values is, up to the values it assigns, the
     partition of those values into the groups it merges, so running
     :func:`proposition1_residual` over ``set_partitions(range(m))`` covers
-    every ``h``.
+    every ``h``.  ``items`` is a list, tuple, range or 1-D array of at most
+    10 entries (Bell(10) = 115975 partitions); an empty one has
+    the single empty partition.
     """
-    items = list(items)
+    if isinstance(items, np.ndarray):
+        if items.ndim != 1:
+            raise ValueError(f"items must be a 1-D sequence, got an array of shape {items.shape}")
+        items = items.tolist()
+    if not isinstance(items, (list, tuple, range)):
+        raise ValueError(f"items must be a list, tuple, range or 1-D array, got {type(items).__name__}")
+    if len(items) > _MAX_ITEMS:
+        raise ValueError(f"items must hold at most {_MAX_ITEMS} entries (the number of partitions grows as the Bell numbers), got {len(items)}")
+    return _set_partitions(list(items))
+
+
+def _set_partitions(items: list) -> list[list[list]]:
+    """:func:`set_partitions` without validation (recursive)."""
     if not items:
         return [[]]
     first, rest = items[0], items[1:]
     out = []
-    for part in set_partitions(rest):
+    for part in _set_partitions(rest):
         out.extend(part[:i] + [[first] + part[i]] + part[i + 1:] for i in range(len(part)))
         out.append([[first]] + part)
+    return out
+
+
+def _check_groups(groups) -> list[list[int]]:
+    """``groups`` as a list of lists of ints: a list or tuple of blocks (lists, tuples or ranges of integers)."""
+    rule = "groups must be a list of blocks (lists of integers) partitioning range(m)"
+    if not isinstance(groups, (list, tuple)) or not groups:
+        raise ValueError(f"{rule}, got {groups!r}")
+    out = []
+    for block in groups:
+        if not isinstance(block, (list, tuple, range)) or not all(
+            isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_)) for i in block
+        ):
+            raise ValueError(f"{rule}, got the block {block!r}")
+        out.append([int(i) for i in block])
+    if sum(len(g) for g in out) > _MAX_VALUES:
+        raise ValueError(f"groups must partition at most {_MAX_VALUES} values, got {sum(len(g) for g in out)}")
     return out
 
 
@@ -86,6 +125,7 @@ def proposition1_residual(groups: Sequence[Sequence[int]]) -> tuple[sp.Expr, dic
     residual (which book ``prop-risk-decomposition`` says is identically
     zero) and the three risks as expressions.
     """
+    groups = _check_groups(groups)
     m = sum(len(g) for g in groups)
     _check_partition(groups, m)
     law = finite_joint_distribution(m)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import sympy as sp
 
+from .._checks import check_int
+
 __all__ = [
     "bayes_correction_residuals",
     "moment_identity_residuals",
@@ -32,8 +34,10 @@ def bayes_correction_residuals(k: int = 3) -> list:
     Class-conditional densities ``a_y`` at a point and both priors are free
     positive symbols; the two posteriors come from Bayes' rule separately,
     so the vanishing residuals are the content of the correction
-    (book ``prop-lsw-bayes-correction``).
+    (book ``prop-lsw-bayes-correction``).  ``k`` is an integer in [2, 8]
+    (the cost of the simplification grows quickly with it).
     """
+    k = check_int(k, "k", minimum=2, maximum=8)
     a = sp.symbols(f"a1:{k + 1}", positive=True)
     p = sp.symbols(f"p1:{k + 1}", positive=True)
     q = sp.symbols(f"q1:{k + 1}", positive=True)
@@ -51,8 +55,11 @@ def moment_identity_residuals(k: int = 3, m: int = 3) -> list:
     one-hot, soft: probabilities; the identity needs neither).
     :math:`C_{ij} = \sum_x \phi_i(x)\,c_{x,j}\,p_j` and
     :math:`\nu_i = \sum_x\phi_i(x)\sum_j q_j c_{x,j}`; residuals of
-    :math:`\nu - C(q/p)`, expanded.
+    :math:`\nu - C(q/p)`, expanded.  ``k`` is an integer in [2, 8] and
+    ``m`` in [1, 8].
     """
+    k = check_int(k, "k", minimum=2, maximum=8)
+    m = check_int(m, "m", minimum=1, maximum=8)
     p = sp.symbols(f"p1:{k + 1}", positive=True)
     q = sp.symbols(f"q1:{k + 1}", positive=True)
     c = sp.Matrix(m, k, lambda x, y: sp.Symbol(f"c_{x + 1}{y + 1}", positive=True))
@@ -66,8 +73,10 @@ def moment_identity_residuals(k: int = 3, m: int = 3) -> list:
 def bbse_perturbation_residuals(k: int = 2) -> list:
     r"""Lemma ``lem-lsw-perturbation``: :math:`\hat w - w = \hat C^{-1}\bigl((\hat\nu - \nu) - (\hat C - C)w\bigr)` when :math:`\nu = Cw`.
 
-    ``k x k`` matrices of free symbols; returns the residual entries.
+    ``k x k`` matrices of free symbols, ``k`` an integer in [2, 4] (the
+    symbolic inverse grows factorially); returns the residual entries.
     """
+    k = check_int(k, "k", minimum=2, maximum=4)
     C = sp.Matrix(k, k, lambda i, j: sp.Symbol(f"C_{i + 1}{j + 1}"))
     Ch = sp.Matrix(k, k, lambda i, j: sp.Symbol(f"Chat_{i + 1}{j + 1}"))
     w = sp.Matrix(sp.symbols(f"w1:{k + 1}"))
@@ -96,7 +105,12 @@ def em_stationarity(k: int = 3, n: int = 2) -> dict:
       with :math:`a_{iy} = \eta_{iy}/p_y` (0: the Hessian is minus a sum of
       rank-one positive semi-definite matrices, so :math:`\ell` is concave and
       a stationary point is a global maximum).
+
+    ``k`` is an integer in [2, 4] and ``n`` in [1, 4] (the simplification
+    of the Hessian takes seconds already at ``k = n = 3``).
     """
+    k = check_int(k, "k", minimum=2, maximum=4)
+    n = check_int(n, "n", minimum=1, maximum=4)
     q = sp.symbols(f"q1:{k + 1}", positive=True)
     p = sp.symbols(f"p1:{k + 1}", positive=True)
     eta = sp.Matrix(n, k, lambda i, y: sp.Symbol(f"eta_{i + 1}{y + 1}", positive=True))

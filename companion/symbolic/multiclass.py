@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+import numpy as np
 import sympy as sp
+
+from .._checks import check_int
 
 __all__ = [
     "LevelSetCount",
@@ -22,6 +25,35 @@ __all__ = [
     "lemma8_constants",
     "two_worlds_errors",
 ]
+
+#: Largest number of classes the builders accept: their expressions grow with ``k`` (sums of ``k``
+#: squares, polynomials of degree ``k``) and ``k <= 12`` keeps each call under a second.
+_MAX_K = 12
+
+
+def _check_k(k, name: str = "k") -> int:
+    """``k`` as an int in [2, _MAX_K] (bounds checked before any sympy construction)."""
+    return check_int(k, name, minimum=2, maximum=_MAX_K)
+
+
+def _check_class(i, k: int, name: str) -> int:
+    """A class index in {0, ..., k - 1}."""
+    return check_int(i, name, minimum=0, maximum=k - 1)
+
+
+def _k_values(k_values, name: str = "k_values") -> list[int]:
+    """A non-empty 1-D sequence of class counts in [2, _MAX_K], without repeats (first occurrence kept)."""
+    try:
+        raw = np.asarray(k_values)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{name} must be a 1-D sequence of integers, got {k_values!r}") from None
+    if raw.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D sequence of integers, got shape {raw.shape}")
+    if raw.size == 0:
+        raise ValueError(f"{name} must hold at least one value")
+    if raw.dtype.kind not in "iufO":
+        raise ValueError(f"{name} must hold integers, got dtype {raw.dtype}")
+    return list(dict.fromkeys(_check_k(v, f"{name} entries") for v in raw.tolist()))
 
 
 class LevelSetCount(NamedTuple):
@@ -39,7 +71,9 @@ def level_set_count_identity(k_values=(2, 3, 4, 5, 6)) -> LevelSetCount:
     For fixed ``k`` both sides are polynomials in :math:`m` (valid for
     :math:`m \ge k`); the residual is expanded to 0.  The factor check shows
     :math:`\binom{m+k}{m} = \prod_{j=1}^m \frac{k+j}{j} \le (k+1)^m`.
+    Each entry of ``k_values`` must be an integer from 2 to 12.
     """
+    k_values = _k_values(k_values)
     m = sp.Symbol("m", integer=True, positive=True)
     by_slack, residuals = {}, {}
     for k in k_values:
@@ -55,8 +89,10 @@ def level_set_count_identity(k_values=(2, 3, 4, 5, 6)) -> LevelSetCount:
 def patch_step_identity(k: int = 4, i: int = 0) -> tuple[sp.Expr, sp.Expr]:
     r"""Stage 1 before projecting (``lem-multiclass-lp-patch``): replacing :math:`u_i` by :math:`\hat y_i` changes :math:`\|\cdot - \bar y\|^2` by :math:`(\hat y_i - \bar y_i)^2 - (u_i - \bar y_i)^2`.
 
-    Returns ``(change, residual)`` for ``k`` symbolic coordinates.
+    Returns ``(change, residual)`` for ``k`` symbolic coordinates (``2 <= k <= 12``, ``0 <= i < k``).
     """
+    k = _check_k(k)
+    i = _check_class(i, k, "i")
     u = sp.symbols(f"u0:{k}", real=True)
     mu = sp.symbols(" ".join(rf"\bar{{y}}_{j}" for j in range(k)), real=True)
     yhat = sp.Symbol(r"\hat{y}_" + str(i), real=True)
@@ -71,8 +107,9 @@ def group_squared_error_identity(k: int = 4) -> tuple[sp.Expr, sp.Expr]:
     r"""Squared error of a constant prediction :math:`u` on a group with label law :math:`\bar y`: :math:`\|u - \bar y\|^2 + 1 - \|\bar y\|^2`.
 
     :math:`\mathbb E\|u - e_Y\|^2 = \sum_y \bar y_y \|u - e_y\|^2` with
-    :math:`\sum_y \bar y_y = 1`.  Returns ``(expected, residual)``.
+    :math:`\sum_y \bar y_y = 1`.  Returns ``(expected, residual)`` (``2 <= k <= 12``).
     """
+    k = _check_k(k)
     u = sp.symbols(f"u0:{k}", real=True)
     mu = sp.symbols(" ".join(rf"\bar{{y}}_{j}" for j in range(k)), real=True)
     expected = sum(mu[y] * sum((u[j] - (1 if j == y else 0)) ** 2 for j in range(k)) for y in range(k))
@@ -88,8 +125,10 @@ def same_level_set_change(k: int = 4, y: int = 0) -> dict:
     For :math:`u, w \in \Delta_k`, :math:`\|w - e_y\|^2 - \|u - e_y\|^2 =
     \sum_i (w_i - u_i)(w_i + u_i - 2\,\mathbb 1\{i = y\})`, and on the simplex
     :math:`\sum_i |w_i + u_i - 2\,\mathbb 1\{i=y\}| = 2(2 - w_y - u_y)`.  Returns
-    the two residuals (``identity``, ``abs_sum``; zero).
+    the two residuals (``identity``, ``abs_sum``; zero); ``2 <= k <= 12``, ``0 <= y < k``.
     """
+    k = _check_k(k)
+    y = _check_class(y, k, "y")
     u = sp.symbols(f"u0:{k}", nonnegative=True)
     w = sp.symbols(f"w0:{k}", nonnegative=True)
     e = [1 if i == y else 0 for i in range(k)]

@@ -8,12 +8,19 @@ from __future__ import annotations
 
 import sympy as sp
 
+from .._checks import check_int
+
 __all__ = [
     "implied_auc_residual",
     "jensen_bounds_derivation",
     "binormal_auc_derivation",
     "binormal_posterior_residual",
 ]
+
+#: Largest number of score values the two builders accept: the expressions grow with it
+#: (:func:`implied_auc_residual` is quadratic in ``n`` before :func:`sympy.simplify`), and a
+#: few values already show the identities; at 8 each call takes about a second or two.
+_MAX_VALUES = 8
 
 
 def implied_auc_residual(n: int) -> dict[str, sp.Expr]:
@@ -29,9 +36,9 @@ def implied_auc_residual(n: int) -> dict[str, sp.Expr]:
     :math:`w_1^2 s_1(1-s_1)/(2\bar s(1-\bar s))`, the tie term of the lowest
     value, which the printed sum misses: ``residual_as_printed - tie_term``
     simplifies to zero.  Returns a dict with these three and ``auc_3a``.
+    ``n`` is an integer from 2 to 8 (the expressions grow quadratically in it).
     """
-    if n < 2:
-        raise ValueError(f"n must be at least 2, got {n}")
+    n = check_int(n, "n", minimum=2, maximum=_MAX_VALUES)
     free = sp.symbols(f"w1:{n}", positive=True)
     w = tuple(free) + (1 - sum(free),)  # masses summing to one
     s = sp.symbols(f"s1:{n + 1}", positive=True)
@@ -63,9 +70,9 @@ def jensen_bounds_derivation(m: int) -> dict[str, sp.Expr]:
     the chord gap :math:`\sqrt z - z` and the tangent gap
     :math:`C(q) + C'(q)(z - q) - \sqrt z` together with the forms
     :func:`sympy.factor` finds for them (visibly non-negative).
+    ``m`` is an integer from 1 to 8.
     """
-    if m < 1:
-        raise ValueError(f"m must be at least 1, got {m}")
+    m = check_int(m, "m", minimum=1, maximum=_MAX_VALUES)
     w = sp.symbols(f"w1:{m + 1}", positive=True)
     z = sp.symbols(f"z1:{m + 1}", nonnegative=True)
     weights = tuple(w[:-1]) + (1 - sum(w[:-1]),)
