@@ -18,6 +18,9 @@ __all__ = [
     "check_callable",
     "check_tolerance",
     "check_nonempty",
+    "as_sequence",
+    "as_sizes",
+    "as_real_values",
     "as_probabilities",
     "as_labels",
     "as_real_array",
@@ -281,3 +284,44 @@ def as_rng(rng, name: str = "rng") -> np.random.Generator:
     if isinstance(rng, numbers.Integral) and not isinstance(rng, (bool, np.bool_)) and rng >= 0:
         return np.random.default_rng(int(rng))
     raise ValueError(f"{name} must be a numpy.random.Generator or a non-negative integer seed, got {rng!r}")
+
+
+def as_sequence(values, name: str, *, scalar: bool = False) -> np.ndarray:
+    """Return ``values`` as a non-empty 1-D array of real entries (not yet checked one by one).
+
+    With ``scalar`` a single number is accepted as a sequence of one.  Strings,
+    booleans, complex numbers, ragged nesting and more than one dimension raise
+    a ``ValueError`` naming ``name``; the caller checks each entry under
+    ``"<name> entries"``.
+    """
+    try:
+        raw = np.asarray(values)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{name} must be a 1-D sequence of numbers, got {values!r}") from None
+    if scalar:
+        raw = np.atleast_1d(raw)
+    if raw.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D sequence of numbers, got shape {raw.shape}")
+    if raw.size == 0:
+        raise ValueError(f"{name} must hold at least one value")
+    if raw.dtype.kind not in _REAL_KINDS + "O":
+        raise ValueError(f"{name} must hold real numbers, got dtype {raw.dtype}")
+    return raw
+
+
+def as_sizes(values, name: str, *, minimum: int = 1, scalar: bool = False) -> list[int]:
+    """Return a non-empty 1-D sequence of integers ``>= minimum`` (sample sizes, bin counts) as Python ints.
+
+    The sequence is checked by :func:`as_sequence`, each entry by
+    :func:`check_int` under the name ``"<name> entries"``.
+    """
+    return [check_int(v, f"{name} entries", minimum=minimum) for v in as_sequence(values, name, scalar=scalar).tolist()]
+
+
+def as_real_values(x, name: str) -> np.ndarray:
+    """Return ``x`` (a real scalar or an array of any shape) as a finite, non-empty float array."""
+    try:
+        ndim = np.ndim(x)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a real number or an array of real numbers") from None
+    return as_real_array(x, name, ndim=ndim)

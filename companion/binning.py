@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._checks import as_edges, as_labels, as_probabilities, check_int, check_same_length
+from ._checks import as_sizes, as_edges, as_labels, as_probabilities, check_int, check_same_length
 
 __all__ = [
     "bin_indices",
@@ -160,10 +160,7 @@ def uniform_mass_grid(z, y, n_bins_values) -> UniformMassGrid:
     statistic (Definition 6) is then an index and every bin count a
     ``searchsorted``, so each extra bin count costs ``O(B log n)``, not a refit.
     """
-    n_bins_values = np.atleast_1d(np.asarray(n_bins_values))
-    if n_bins_values.ndim != 1 or n_bins_values.size == 0:
-        raise ValueError("n_bins_values must be a non-empty 1-D sequence of integers")
-    n_bins_values = np.array([check_int(b, "n_bins_values entries", minimum=1) for b in n_bins_values])
+    n_bins_values = np.array(as_sizes(n_bins_values, "n_bins_values", scalar=True))
     z_sorted, ones_sorted = _sorted_sample(z, y)
     _check_enough_samples(z_sorted.size, int(n_bins_values.max()))
     return _grid_from_sorted(z_sorted, ones_sorted, n_bins_values)

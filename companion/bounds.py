@@ -12,6 +12,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from ._checks import (
+    as_real_values,
     as_positive_ints,
     as_real_array,
     check_bool,
@@ -95,14 +96,6 @@ def _pow(x: float, y: float) -> float:
     except OverflowError:
         return math.inf
 
-
-def _real_values(x, name: str) -> np.ndarray:
-    """``x`` (a real scalar or an array of any shape) as a finite, non-empty float array (errors name ``name``)."""
-    try:
-        ndim = np.ndim(x)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a real number or an array of real numbers") from None
-    return as_real_array(x, name, ndim=ndim)
 
 
 def _check_smoothness(smoothness):
@@ -677,7 +670,7 @@ def bhc_tail_bound(t, n_categories: int):
     cells, whatever ``n`` and the cell probabilities.  ``t`` > 0 broadcasts.
     """
     k = check_int(n_categories, "n_categories", minimum=2)
-    t_arr = _real_values(t, "t")
+    t_arr = as_real_values(t, "t")
     if np.any(t_arr <= 0):
         raise ValueError(f"t must be finite and positive, got {t!r}")
     with np.errstate(over="ignore", under="ignore"):
@@ -745,12 +738,12 @@ def label_shift_binning_bound(source_l1_error, weights, weights_hat):
             "weights must all be positive: with a zero weight (a class absent from the target) Theorem 4 "
             "can fail, see the counterexample of the chapter on binning under label shift"
         )
-    w_hat = _real_values(weights_hat, "weights_hat")
+    w_hat = as_real_values(weights_hat, "weights_hat")
     if w_hat.ndim not in (1, 2) or w_hat.shape[-1] != w.size:
         raise ValueError(f"weights_hat must be finite, of shape ({w.size},) or (R, {w.size}), got shape {w_hat.shape}")
     if np.any(w_hat < 0):
         raise ValueError("weights_hat must be non-negative (eq. (17) reweights frequencies by them)")
-    err = _real_values(source_l1_error, "source_l1_error")
+    err = as_real_values(source_l1_error, "source_l1_error")
     if np.any(err < 0) or np.any(err > 2):
         raise ValueError("source_l1_error must hold L1 distances between probability vectors, in [0, 2]")
     with np.errstate(over="ignore"):

@@ -32,6 +32,7 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 
 from ._checks import (
+    as_sequence,
     MAX_INT,
     _real_scalar,
     as_labels,
@@ -126,17 +127,7 @@ def check_p(p, name: str = "p") -> float:
 
 def _p_array(p, name: str) -> np.ndarray:
     """Validate a non-empty 1-D sequence of exponents in [1, inf] (entries checked by :func:`check_p`)."""
-    try:
-        raw = np.asarray(p)
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name} must be a 1-D sequence of numbers in [1, infinity], got {p!r}") from None
-    if raw.ndim != 1:
-        raise ValueError(f"{name} must be a 1-D sequence of numbers in [1, infinity], got shape {raw.shape}")
-    if raw.size == 0:
-        raise ValueError(f"{name} must hold at least one exponent")
-    if raw.dtype.kind not in "iufO":
-        raise ValueError(f"{name} must hold real numbers, got dtype {raw.dtype}")
-    return np.array([check_p(v, f"{name} entries") for v in raw.tolist()])
+    return np.array([check_p(v, f"{name} entries") for v in as_sequence(p, name).tolist()])
 
 
 def _p_values(p, name: str = "p") -> tuple[np.ndarray, bool]:

@@ -20,6 +20,7 @@ from scipy.special import expit, logit, ndtr, ndtri
 from scipy.stats import binom
 
 from ._checks import (
+    as_real_values,
     as_edges,
     as_probabilities,
     as_real_array,
@@ -32,14 +33,6 @@ from ._checks import (
 
 __all__ = ["GaussianMixture", "PopulationDecomposition", "RatingScaleExample"]
 
-
-def _real_values(x, name: str) -> np.ndarray:
-    """``x`` (a real scalar or an array of any shape) as a finite, non-empty float array, or a ValueError naming ``name``."""
-    try:
-        ndim = np.ndim(x)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a real number or an array of real numbers") from None
-    return as_real_array(x, name, ndim=ndim)
 
 
 def _nonempty_rows(items, name: str) -> list:
@@ -117,7 +110,7 @@ class GaussianMixture:
 
     def posterior_x(self, x) -> np.ndarray:
         """P[Y = 1 | X = x] = sigmoid(2 mu x + log prior odds), for a finite real ``x`` of any shape."""
-        return self._posterior_x(_real_values(x, "x"))
+        return self._posterior_x(as_real_values(x, "x"))
 
     def _posterior_x(self, x: np.ndarray) -> np.ndarray:
         """:meth:`posterior_x` without validation (internal callers pass clean arrays, possibly +-inf)."""

@@ -251,3 +251,25 @@ def test_fraction_is_a_real_number():
 
     assert C.check_open_unit(Fraction(1, 4), "x") == 0.25
     assert C.check_int(Fraction(6, 2), "n") == 3
+
+
+def test_sequences_and_sizes():
+    assert C.as_sequence([1, 2.5], "v").tolist() == [1, 2.5]
+    assert C.as_sequence(3, "v", scalar=True).tolist() == [3]
+    assert C.as_sizes(np.array([10, 20], dtype=np.uint16), "n_values", minimum=2) == [10, 20]
+    for bad, rule in ((3, "1-D sequence"), ([], "at least one value"), ([[1, 2]], "1-D sequence"),
+                      (["3"], "real numbers"), ([True], "real numbers"), ([1, [2, 3]], "1-D sequence")):
+        with pytest.raises(ValueError, match=f"^n_values must .*{rule}"):
+            C.as_sizes(bad, "n_values")
+    with pytest.raises(ValueError, match="^n_values entries must be at least 2"):
+        C.as_sizes([5, 1], "n_values", minimum=2)
+    with pytest.raises(ValueError, match="^n_values entries must be at most"):
+        C.as_sizes([10**400], "n_values")
+
+
+def test_real_values_of_any_shape():
+    assert C.as_real_values(0.5, "t").shape == ()
+    assert C.as_real_values([[0.5, 1.0]], "t").shape == (1, 2)
+    for bad in ("0.5", [0.5, np.nan], [], [[1.0], [1.0, 2.0]]):
+        with pytest.raises(ValueError, match="^t must"):
+            C.as_real_values(bad, "t")

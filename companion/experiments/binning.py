@@ -12,6 +12,7 @@ from scipy.special import expit, logit, ndtr
 from scipy.stats import beta as beta_law
 
 from .._checks import (
+    as_sizes,
     as_edges,
     as_labels,
     as_probabilities,
@@ -53,14 +54,6 @@ FIGURE1_N_VALUES = np.unique(np.round(np.logspace(2, 7, 11)).astype(np.int64))
 FIGURE1_N_BINS = np.unique(np.round(np.geomspace(6, 1000, 24)).astype(np.int64))
 #: Risks stored per (n, B, repetition): pooled (Definitions 3-5) and bin-wise (book ``eq-umb-binwise``).
 RISK_TERMS = ("cal", "sha", "risk", "mse", "cal_binwise", "sha_binwise", "tied_mass")
-
-
-def _sample_sizes(values, name: str, minimum: int = 2) -> np.ndarray:
-    """A non-empty sequence of integers, each at least ``minimum``, as an int64 array (errors name ``name``)."""
-    entries = np.atleast_1d(_array_of_any_shape(values, name))
-    if entries.ndim != 1 or entries.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-D sequence of integers, got shape {entries.shape}")
-    return np.array([check_int(v, f"{name} entries", minimum=minimum) for v in entries.tolist()], dtype=np.int64)
 
 
 def _array_of_any_shape(x, name: str) -> np.ndarray:
@@ -175,8 +168,8 @@ def umb_risk_grid(
     ``cal_binwise``, ``sha_binwise``, ``tied_mass`` (:func:`umb_binwise_risks`);
     NaN where ``valid`` is False.  Also ``prior`` and ``mu``.
     """
-    n_values = _sample_sizes(n_values, "n_values")
-    n_bins_values = _sample_sizes(n_bins_values, "n_bins_values", minimum=1)
+    n_values = np.array(as_sizes(n_values, "n_values", minimum=2, scalar=True), dtype=np.int64)
+    n_bins_values = np.array(as_sizes(n_bins_values, "n_bins_values", minimum=1, scalar=True), dtype=np.int64)
     n_reps = check_int(n_reps, "n_reps", minimum=1)
     rng = as_rng(rng)
     scenario = GaussianMixture(prior, mu)
@@ -447,7 +440,7 @@ def umb_lemma_frequencies(
     ``gamma == 2``); ``approx_promise`` (:math:`1-\delta`); and
     ``balance_bounds`` (:func:`umb_balance_probability_bounds`).
     """
-    n_values = _sample_sizes(n_values, "n_values")
+    n_values = np.array(as_sizes(n_values, "n_values", minimum=2, scalar=True), dtype=np.int64)
     n_bins = check_int(n_bins, "n_bins")
     n_reps = check_int(n_reps, "n_reps")
     delta = check_open_unit(delta, "delta")

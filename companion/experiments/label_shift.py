@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import binom
 
-from .._checks import as_probabilities, as_real_array, as_rng, check_int, check_open_unit, check_positive
+from .._checks import as_sizes, as_probabilities, as_real_array, as_rng, check_int, check_open_unit, check_positive
 from ..binning import UniformMassBinning
 from ..bounds import composite_high_probability_bound, composite_risk_bound, ratio_event_sample_sizes
 from ..labelshift import CompositeRecalibrator, cube_root_bins, fit_label_shift_estimators, prior_correction
@@ -45,17 +45,6 @@ SUN_TABLE1_PAPER = {
 }
 
 _MAX_REDRAWS = 10_000
-
-
-def _check_sizes(values, name: str, *, minimum: int = 1) -> list[int]:
-    """A non-empty 1-D sequence of integers >= ``minimum`` (sample sizes, bin counts) as a list of Python ints.
-
-    The array checks (real dtype, no strings, NaN, bool or complex, one
-    dimension, at least one entry) name ``name``; each entry then goes
-    through :func:`~companion._checks.check_int` as ``"<name> entries"``.
-    """
-    as_real_array(values, name)
-    return [check_int(v, f"{name} entries", minimum=minimum) for v in np.asarray(values).tolist()]
 
 
 def _check_bins(n_bins, name: str) -> int | None:
@@ -156,8 +145,8 @@ def sun_table1(n_reps_values=(10, 1000), n_bins_source_values=(10, 9), rng=0) ->
     dict ``(n_bins_source, n_reps) -> {"mean": (4, 4), "sd": (4, 4), "n_redrawn": int}``
     with rows :data:`LABEL_SHIFT_METHODS` and columns :data:`LABEL_SHIFT_TERMS`.
     """
-    n_reps_values = _check_sizes(n_reps_values, "n_reps_values", minimum=2)
-    n_bins_source_values = _check_sizes(n_bins_source_values, "n_bins_source_values")
+    n_reps_values = as_sizes(n_reps_values, "n_reps_values", minimum=2)
+    n_bins_source_values = as_sizes(n_bins_source_values, "n_bins_source_values")
     rng = as_rng(rng)
     table = {}
     for n_bins in n_bins_source_values:
@@ -332,8 +321,8 @@ def label_shift_grid(
     (book: ``fig-ls-grid``).
     """
     target_priors = as_probabilities(target_priors, "target_priors", open_interval=True)
-    n_source_values = _check_sizes(n_source_values, "n_source_values", minimum=2)
-    n_target_values = _check_sizes(n_target_values, "n_target_values", minimum=2)
+    n_source_values = as_sizes(n_source_values, "n_source_values", minimum=2)
+    n_target_values = as_sizes(n_target_values, "n_target_values", minimum=2)
     n_reps = check_int(n_reps, "n_reps", minimum=2)
     source_prior = check_open_unit(source_prior, "source_prior")
     mu = check_positive(mu, "mu")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._checks import as_real_array, as_rng, check_int, check_nonempty, check_open_unit, check_positive
+from .._checks import as_real_array, as_rng, as_sequence, as_sizes, check_int, check_nonempty, check_open_unit, check_positive
 from ..bounds import (
     discretisation_bound,
     lemma7_sample_size,
@@ -65,26 +65,6 @@ MULTICLASS_N_VALUES = np.array([1000, 3000, 10_000, 30_000, 100_000, 300_000])
 # ---------------------------------------------------------------------------
 # Validation of the drivers' own arguments (sequences of sizes, exponents, steps; configs; grids)
 # ---------------------------------------------------------------------------
-
-
-def _values_1d(values, name: str) -> np.ndarray:
-    """``values`` (a scalar counts as one entry) as a non-empty 1-D array of a real or object dtype."""
-    try:
-        raw = np.atleast_1d(np.asarray(values))
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name} must be a 1-D sequence of numbers, got {values!r}") from None
-    if raw.ndim != 1:
-        raise ValueError(f"{name} must be a 1-D sequence of numbers, got shape {raw.shape}")
-    if raw.size == 0:
-        raise ValueError(f"{name} must hold at least one value")
-    if raw.dtype.kind not in "iufO":
-        raise ValueError(f"{name} must hold real numbers, got dtype {raw.dtype}")
-    return raw
-
-
-def _int_values(values, name: str, minimum: int) -> list[int]:
-    """A non-empty 1-D sequence of integers, each checked by ``check_int`` under the name ``"<name> entries"``."""
-    return [check_int(v, f"{name} entries", minimum=minimum) for v in _values_1d(values, name).tolist()]
 
 
 def _exponents(p_values, name: str = "p_values") -> np.ndarray:
@@ -212,8 +192,8 @@ def lp_error_grid(
     ``lp_discretised``, ``sq_discretised`` (:math:`c\circ r\circ f`), ``n_level_sets``
     (:math:`|V_\lambda|`), ``grid_cells`` (:math:`(1/\lambda + 1)^k`).
     """
-    k_values = _int_values(k_values, "k_values", minimum=2)
-    n_values = np.array(_int_values(n_values, "n_values", minimum=10))
+    k_values = as_sizes(k_values, "k_values", minimum=2, scalar=True)
+    n_values = np.array(as_sizes(n_values, "n_values", minimum=10, scalar=True))
     p_values = _exponents(p_values)
     configs = _configs(configs)
     n_reps = check_int(n_reps, "n_reps")
@@ -383,7 +363,7 @@ def squared_error_vs_lam(
     :math:`\omega_m` of the fits).
     """
     k = check_int(k, "k", minimum=2)
-    lams = np.array([check_lam(v, "lam_values entries")[0] for v in _values_1d(lam_values, "lam_values").tolist()])
+    lams = np.array([check_lam(v, "lam_values entries")[0] for v in as_sequence(lam_values, "lam_values", scalar=True).tolist()])
     n = check_int(n, "n", minimum=10)
     n_reps = check_int(n_reps, "n_reps")
     configs = _configs(configs)
@@ -495,8 +475,8 @@ def two_worlds_demo(
     bias = check_positive(bias, "bias")
     if bias > 0.5:
         raise ValueError(f"bias must be at most 1/2 (a probability 1/2 + bias), got {bias!r}")
-    big_n = np.array(_int_values(n_bins_values, "n_bins_values", minimum=1))
-    ns = np.array(_int_values(n_values, "n_values", minimum=1))
+    big_n = np.array(as_sizes(n_bins_values, "n_bins_values", minimum=1, scalar=True))
+    ns = np.array(as_sizes(n_values, "n_values", minimum=1, scalar=True))
     n_reps = check_int(n_reps, "n_reps")
     rng = as_rng(rng)
     l1 = np.zeros((2, big_n.size, ns.size))
@@ -536,7 +516,7 @@ def light_level_sets_check(k: int = 5, lam: float = 0.1, threshold_values=(0.002
     """
     k = check_int(k, "k", minimum=2)
     lam, _ = check_lam(lam)
-    thresholds = np.array([check_open_unit(v, "threshold_values entries") for v in _values_1d(threshold_values, "threshold_values").tolist()])
+    thresholds = np.array([check_open_unit(v, "threshold_values entries") for v in as_sequence(threshold_values, "threshold_values", scalar=True).tolist()])
     p_values = _exponents(p_values)
     sc = book_multiclass_scenario(k)
     terms = calibration_error_terms(_discretised(sc, lam), None, lam, weights=sc.weights, cond_mean=sc.h_star)

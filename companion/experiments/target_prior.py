@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import prior as _prior
 from .._checks import (
+    as_sizes,
     as_masses,
     as_probabilities,
     as_real_array,
@@ -22,7 +23,6 @@ from .._checks import (
     check_tolerance,
 )
 from ..scenarios import RatingScaleExample
-from .label_shift import _check_sizes
 
 __all__ = [
     "TASCHE_TABLE1_PAPER",
@@ -388,7 +388,7 @@ def sampled_table1(
     posterior.  Returns ``n``, ``methods``, ``mean_sqrt`` of shape
     ``(len(n), n_reps, 8)`` and the population values ``exact`` of shape ``(8,)``.
     """
-    n_values = np.array(_check_sizes(n_values, "n_values", minimum=2))
+    n_values = np.array(as_sizes(n_values, "n_values", minimum=2))
     n_reps = check_int(n_reps, "n_reps", minimum=1)
     rng = as_rng(rng)
     ex = _example(example)

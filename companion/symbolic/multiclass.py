@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import numpy as np
 import sympy as sp
 
-from .._checks import check_int
+from .._checks import as_sequence, check_int
 
 __all__ = [
     "LevelSetCount",
@@ -43,17 +42,7 @@ def _check_class(i, k: int, name: str) -> int:
 
 def _k_values(k_values, name: str = "k_values") -> list[int]:
     """A non-empty 1-D sequence of class counts in [2, _MAX_K], without repeats (first occurrence kept)."""
-    try:
-        raw = np.asarray(k_values)
-    except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name} must be a 1-D sequence of integers, got {k_values!r}") from None
-    if raw.ndim != 1:
-        raise ValueError(f"{name} must be a 1-D sequence of integers, got shape {raw.shape}")
-    if raw.size == 0:
-        raise ValueError(f"{name} must hold at least one value")
-    if raw.dtype.kind not in "iufO":
-        raise ValueError(f"{name} must hold integers, got dtype {raw.dtype}")
-    return list(dict.fromkeys(_check_k(v, f"{name} entries") for v in raw.tolist()))
+    return list(dict.fromkeys(_check_k(v, f"{name} entries") for v in as_sequence(k_values, name).tolist()))
 
 
 class LevelSetCount(NamedTuple):
