@@ -518,6 +518,18 @@ def _apply_negative_policy(w: np.ndarray, p_hat: np.ndarray, policy: str, classe
     return w / mass
 
 
+def _moment_system(probs_source, y_source, probs_target, soft: bool, classes):
+    """The estimated moment system of BBSE and RLLS (``prop-lsw-moment``): source prior, classes, joint confusion, target feature means."""
+    ps = as_simplex_rows(probs_source, "probs_source")
+    pt = as_simplex_rows(probs_target, "probs_target")
+    _check_same_classes(ps, pt, "probs_source", "probs_target")
+    codes, classes = encode_labels(y_source, "y_source", ps.shape[1], classes)
+    _check_rows(ps, codes, "probs_source", "y_source")
+    p_hat = _class_frequencies(codes, classes, "y_source")
+    confusion = _confusion(_features(ps, soft), np.eye(ps.shape[1])[codes])
+    return p_hat, classes, confusion, _features(pt, soft).mean(axis=0)
+
+
 def bbse(probs_source, y_source, probs_target, *, soft: bool = False, classes=None,
          negative: str = "raise", max_condition: float = 1e8) -> BBSEResult:
     r"""Black-box shift estimation: solve :math:`\hat C\,w = \hat\nu` (paper 001 App. A; book ``def-lsw-bbse``).
@@ -557,15 +569,7 @@ def bbse(probs_source, y_source, probs_target, *, soft: bool = False, classes=No
     soft = check_bool(soft, "soft")
     negative = check_option(negative, "negative", _NEGATIVE_POLICIES)
     max_condition = check_positive(max_condition, "max_condition")
-    ps = as_simplex_rows(probs_source, "probs_source")
-    pt = as_simplex_rows(probs_target, "probs_target")
-    _check_same_classes(ps, pt, "probs_source", "probs_target")
-    codes, classes = encode_labels(y_source, "y_source", ps.shape[1], classes)
-    _check_rows(ps, codes, "probs_source", "y_source")
-    p_hat = _class_frequencies(codes, classes, "y_source")
-    k = ps.shape[1]
-    confusion = _confusion(_features(ps, soft), np.eye(k)[codes])
-    nu = _features(pt, soft).mean(axis=0)
+    p_hat, classes, confusion, nu = _moment_system(probs_source, y_source, probs_target, soft, classes)
     cond = float(np.linalg.cond(confusion))
     if not np.isfinite(cond) or cond > max_condition:
         raise ValueError(
@@ -867,15 +871,8 @@ def rlls(probs_source, y_source, probs_target, regularization: float, *, soft: b
             f"max_weight must be at least 1: no weights w with 0 <= w <= max_weight = {upper:g} satisfy "
             "p_hat^T w = 1, so the RLLS problem is infeasible"
         )
-    ps = as_simplex_rows(probs_source, "probs_source")
-    pt = as_simplex_rows(probs_target, "probs_target")
-    _check_same_classes(ps, pt, "probs_source", "probs_target")
-    codes, classes = encode_labels(y_source, "y_source", ps.shape[1], classes)
-    _check_rows(ps, codes, "probs_source", "y_source")
-    p_hat = _class_frequencies(codes, classes, "y_source")
-    k = ps.shape[1]
-    confusion = _confusion(_features(ps, soft), np.eye(k)[codes])
-    b = _features(pt, soft).mean(axis=0) - confusion.sum(axis=1)
+    p_hat, classes, confusion, nu = _moment_system(probs_source, y_source, probs_target, soft, classes)
+    b = nu - confusion.sum(axis=1)
     theta, obj = _rlls_solve(confusion, b, p_hat, regularization, upper - 1.0, tol)
     w = 1.0 + theta
     return RLLSResult(w, p_hat * w, p_hat, classes, confusion, theta, regularization, obj)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logit, ndtr
 
-from .._checks import as_real_array, as_rng, check_int, check_open_unit, check_positive
+from .._checks import as_sizes, as_real_array, as_rng, check_int, check_open_unit, check_positive
 from ..binning import UniformMassBinning
 from ..scenarios import GaussianMixture
 from ..shift import (
@@ -69,7 +69,7 @@ def label_shift_scenario(scenario) -> GaussianLabelShift:
 
 
 def _n_values(values, name: str, minimum: int = 2) -> np.ndarray:
-    arr = np.array([check_int(v, f"{name} entries", minimum=minimum) for v in np.atleast_1d(values)])
+    arr = np.array(as_sizes(values, name, minimum=minimum, scalar=True))
     if arr.size < 2 or np.any(np.diff(arr) <= 0):
         raise ValueError(f"{name} must hold at least two increasing sample sizes")
     return arr
