@@ -1,15 +1,35 @@
-"""Typeset results of the sympy checks in a chapter.
+"""What a chapter cell shows: results of the sympy checks as prose with mathematics, and tables.
 
-A chapter cell ends with :func:`typeset`; Jupyter renders its LaTeX form as
-displayed mathematics (the book shows it through MathJax) and keeps a plain
-text form beside it, so nbval compares both.
+Both objects carry two forms.  The Markdown form is what the book renders
+(MyST-NB parses ``text/markdown`` outputs as MyST, so inline ``$...$`` and
+display ``$$...$$`` math and the ``{table}`` directive work, in the HTML and
+in the PDF); the plain-text form is deterministic, so nbval compares it.
+
+- :func:`typeset` -- rows ``(caption, formula, formula, ...)``, shown as a
+  list: a short row as one line of prose with inline math, a long one with
+  its formulas as displayed math, one ``= formula`` per line, so nothing is
+  set wider than the text column.
+- :func:`table` -- a table of numbers with a header row, an optional caption
+  and label (``{numref}`` finds it), each column formatted by one format
+  specification.
 """
 
 from __future__ import annotations
 
+import math
+import re
+from collections.abc import Sequence
+
+import numpy as np
 import sympy as sp
 
-__all__ = ["Typeset", "typeset"]
+__all__ = ["Table", "Typeset", "table", "typeset"]
+
+#: Rows of :func:`typeset` whose caption and formulas are longer than this many
+#: visible characters get their formulas as displayed math, one ``=`` per line.
+INLINE_LIMIT = 60
+
+_MARKDOWN_SPECIALS = re.compile(r"([\\`*_\[\]<>#|{}])")
 
 
 def _latex(item) -> str:
@@ -40,11 +60,24 @@ def _plain(item) -> str:
     return item if isinstance(item, str) else sp.sstr(sp.sympify(item))
 
 
-class Typeset:
-    """Rows of displayed mathematics, each a caption and one or more formulas joined by ``=``.
+def _prose(text: str) -> str:
+    """Markdown of a caption: ``$...$`` segments stay math, the rest is escaped to read literally."""
+    parts = text.split("$")
+    if len(parts) % 2 == 0:
+        raise ValueError(f"caption {text!r} has an unmatched '$'")
+    return "$".join(part if i % 2 else _MARKDOWN_SPECIALS.sub(r"\\\1", part) for i, part in enumerate(parts))
 
-    Build it with :func:`typeset`; the LaTeX form is an ``aligned`` block
-    with the captions as text, the plain form one row per line.
+
+def _visible_length(latex: str) -> int:
+    """Rough count of the characters a LaTeX string sets: each command one, braces and spaces none."""
+    return len(re.sub(r"[{}\s^_]", "", re.sub(r"\\[A-Za-z]+", "x", latex)))
+
+
+class Typeset:
+    """Rows of mathematics, each a caption and one or more formulas joined by ``=``.
+
+    Build it with :func:`typeset`.  The Markdown form is a list with one item
+    per row; the plain form has one row per line, ``caption: formula = formula``.
     """
 
     def __init__(self, rows: list[tuple[str, tuple]]):
@@ -55,25 +88,33 @@ class Typeset:
             if not (isinstance(row, tuple) and len(row) == 2 and isinstance(row[0], str) and isinstance(row[1], tuple)
                     and row[1]):
                 raise ValueError(f"rows[{i}] must be a pair (caption: str, formulas: non-empty tuple), got {row!r}")
+            _prose(row[0])
             clean.append((row[0], tuple(_formula(part, f"rows[{i}]") for part in row[1])))
         self.rows = clean
 
-    def _repr_latex_(self) -> str:
-        body = r" \\ ".join(
-            rf"\text{{{caption}}}\quad & " + " = ".join(_latex(part) for part in parts) for caption, parts in self.rows
-        )
-        return rf"$\displaystyle \begin{{aligned}} {body} \end{{aligned}}$"
+    def _repr_markdown_(self) -> str:
+        items = []
+        for caption, parts in self.rows:
+            latex = [_latex(part) for part in parts]
+            if _visible_length(caption) + sum(_visible_length(s) + 1 for s in latex) <= INLINE_LIMIT:
+                items.append(f"- {_prose(caption)}: ${' = '.join(latex)}$")
+                continue
+            lines = [rf"{latex[0]} &= {latex[1]}"] + [rf"&= {s}" for s in latex[2:]] if len(latex) > 1 else [latex[0]]
+            body = r" \\ ".join(lines)
+            items.append(f"- {_prose(caption)}:\n\n  $$\n  \\begin{{aligned}} {body} \\end{{aligned}}\n  $$")
+        return "\n".join(items) + "\n"
 
     def __repr__(self) -> str:
         return "\n".join(f"{caption}: " + " = ".join(_plain(part) for part in parts) for caption, parts in self.rows)
 
 
 def typeset(*rows) -> Typeset:
-    """Display rows ``(caption, formula, formula, ...)`` as aligned mathematics.
+    """Show rows ``(caption, formula, formula, ...)`` as prose with mathematics.
 
-    Each formula is a sympy expression (or number), or a string of LaTeX;
-    the formulas of a row are joined by ``=``.  Example: the residual of an
-    identity and what it simplifies to,
+    Each formula is a sympy expression (or number), or a string of LaTeX; the
+    formulas of a row are joined by ``=``.  A caption is plain text in which
+    ``$...$`` marks inline math.  Example: the residual of an identity and what
+    it simplifies to,
     ``typeset(("Proposition 1, all 15 maps", r"R - R^{cal} - R^{sha}", 0))``.
     """
     if not rows:
@@ -84,3 +125,110 @@ def typeset(*rows) -> Typeset:
             raise ValueError(f"rows[{i}] must be a tuple (caption: str, formula, ...), got {row!r}")
         clean.append((row[0], row[1:]))
     return Typeset(clean)
+
+
+def _cell(value, spec: str | None, name: str) -> str:
+    """One formatted cell; ``None`` is an empty cell, text stays text, numbers follow ``spec``."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if spec is None:
+        return str(value)
+    try:
+        text = format(value, spec)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: format {spec!r} does not apply to {type(value).__name__} {value!r}") from None
+    return "n/a" if isinstance(value, (float, np.floating)) and math.isnan(value) else text
+
+
+def _plain_text(markdown: str) -> str:
+    """A cell or header as plain text: math delimiters and escapes removed."""
+    return markdown.replace("$", "").replace("\\|", "|")
+
+
+class Table:
+    """A table of numbers: header row, formatted body, optional caption and label.
+
+    Build it with :func:`table`.  ``columns``, ``cells`` (strings, row by row),
+    ``caption`` and ``label`` hold what was given, formatted.
+    """
+
+    def __init__(self, columns: list[str], cells: list[list[str]], numeric: list[bool],
+                 caption: str | None, label: str | None):
+        self.columns, self.cells, self.numeric, self.caption, self.label = columns, cells, numeric, caption, label
+
+    def _repr_markdown_(self) -> str:
+        def line(cells):
+            return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+
+        rule = "|" + "|".join("---:" if num else ":---" for num in self.numeric) + "|"
+        body = "\n".join([line(self.columns), rule, *(line(row) for row in self.cells)])
+        if self.caption is None and self.label is None:
+            return body + "\n"
+        options = f":name: {self.label}\n" if self.label else ""
+        return f":::{{table}} {self.caption or ''}\n{options}\n{body}\n:::\n"
+
+    def __repr__(self) -> str:
+        rows = [[_plain_text(c) for c in self.columns], *([_plain_text(c) for c in row] for row in self.cells)]
+        widths = [max(len(row[j]) for row in rows) for j in range(len(self.columns))]
+        lines = ["   ".join(c.rjust(w) if num else c.ljust(w) for c, w, num in zip(row, widths, self.numeric)).rstrip()
+                 for row in rows]
+        if self.caption:
+            lines.insert(0, _plain_text(self.caption))
+        return "\n".join(lines)
+
+
+def table(columns: Sequence[str], rows, *, formats: Sequence[str | None] | str | None = None,
+          caption: str | None = None, label: str | None = None) -> Table:
+    """A table of numbers that the book renders as a table, with a plain-text twin for nbval.
+
+    Parameters
+    ----------
+    columns : sequence of str
+        Header cells (Markdown; ``$...$`` for math).
+    rows : iterable of sequences
+        The body, one sequence of values per row, as long as ``columns``.  A
+        value is a number (formatted by its column's spec), a string (shown as
+        is), a bool (``yes``/``no``) or ``None`` (an empty cell); NaN shows as ``n/a``.
+    formats : sequence of format specs, one spec for all columns, or None
+        Format specification per column (``".3g"``, ``">6d"``, ``".2e"``, ...);
+        ``None`` for a column means ``str``.
+    caption, label : str, optional
+        The caption (Markdown) and the label that ``{numref}`` refers to; with
+        either, the Markdown form is a numbered MyST ``{table}``.
+    """
+    if isinstance(columns, (str, bytes)) or not isinstance(columns, Sequence) or not columns:
+        raise ValueError(f"columns must be a non-empty sequence of header strings, got {columns!r}")
+    if not all(isinstance(c, str) for c in columns):
+        raise ValueError(f"columns must hold strings, got {columns!r}")
+    n_cols = len(columns)
+    if formats is None or isinstance(formats, str):
+        formats = [formats] * n_cols
+    if isinstance(formats, bytes) or not isinstance(formats, Sequence) or len(formats) != n_cols:
+        raise ValueError(f"formats must be one format spec or a sequence of {n_cols} (one per column), got {formats!r}")
+    if not all(f is None or isinstance(f, str) for f in formats):
+        raise ValueError(f"formats must hold format spec strings or None, got {formats!r}")
+    for name, value in (("caption", caption), ("label", label)):
+        if value is not None and not (isinstance(value, str) and value.strip()):
+            raise ValueError(f"{name} must be a non-empty string or None, got {value!r}")
+    if label is not None and not re.fullmatch(r"[A-Za-z][\w-]*", label):
+        raise ValueError(f"label must be letters, digits, '-' and '_' starting with a letter, got {label!r}")
+    if isinstance(rows, (str, bytes)):
+        raise ValueError(f"rows must be an iterable of rows, got {rows!r}")
+    try:
+        rows = [list(row) for row in rows]
+    except TypeError:
+        raise ValueError(f"rows must be an iterable of sequences, got {rows!r}") from None
+    if not rows:
+        raise ValueError("rows must hold at least one row")
+    for i, row in enumerate(rows):
+        if len(row) != n_cols:
+            raise ValueError(f"rows[{i}] has {len(row)} values, columns has {n_cols}")
+    cells = [[_cell(v, spec, f"rows[{i}][{j}]") for j, (v, spec) in enumerate(zip(row, formats))]
+             for i, row in enumerate(rows)]
+    numeric = [all(v is None or (isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool))
+                   for v in (row[j] for row in rows)) for j in range(n_cols)]
+    return Table(list(columns), cells, numeric, caption, label)

@@ -703,6 +703,11 @@ reg("conformal.set_sizes", dict(sets=SC > 0.3), dict(sets=obj()))
 # --- display -----------------------------------------------------------------
 reg("display.Typeset", dict(rows=[("caption", ("x", 0))]), dict(rows=obj()), valid_variants=False)
 reg("display.typeset", dict(rows=[("caption", "x", 0)]), dict(rows=obj()), star="rows", valid_variants=False)
+reg("display.table", dict(columns=["n", "risk"], rows=[[10, 0.5]], formats=["d", ".3g"], caption="c", label="tab-x"),
+    dict(columns=obj(), rows=obj(), formats=obj(skip=("None", "str")), caption=obj(skip=("None", "str")), label=obj(skip=("None", "str"))),
+    valid_variants=False)
+reg("display.Table", dict(columns=["n"], cells=[["1"]], numeric=[True], caption=None, label=None),
+    dict(columns=REC, cells=REC, numeric=REC, caption=REC, label=REC))
 
 # --- labelshift --------------------------------------------------------------
 reg("labelshift.prior_correction", dict(z=Z, source_prior=0.5, target_prior=0.1),

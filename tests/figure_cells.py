@@ -1,0 +1,106 @@
+"""Run each figure cell of a chapter alone after the chapter's set-up cell.
+
+A reader reproduces one figure by running the set-up cell (the first code
+cell) and then that figure's cell, nothing else.  :func:`run_figure_cells`
+does exactly that for every figure cell of a notebook: one kernel per
+notebook; before each figure, the user namespace is emptied (``%reset -f``)
+and every figure closed, then the set-up cell and the figure cell run.  What
+persists between figures is only what persists for a reader too: imported
+modules and the companion's memoised drivers (:mod:`companion._memo`).
+
+A figure cell is a code cell with ``mystnb.figure`` metadata or a stored
+``image/png`` output.  It fails when it raises or when it draws nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+from jupyter_client.manager import start_new_kernel
+
+RESET = "%reset -f\nimport matplotlib.pyplot as _plt\n_plt.close('all')\ndel _plt"
+
+
+@dataclass
+class FigureCell:
+    index: int  # position among all cells of the notebook
+    name: str  # the figure's label, or "cell <index>"
+    source: str
+
+
+@dataclass
+class Outcome:
+    cell: FigureCell
+    error: str | None  # "NameError: name 'grid' is not defined", or None
+    drew: bool  # an image/png was displayed
+
+
+def figure_cells(nb) -> list[FigureCell]:
+    found = []
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        figure = cell.metadata.get("mystnb", {}).get("figure")
+        draws = any("image/png" in out.get("data", {}) for out in cell.get("outputs", []))
+        if figure or draws:
+            found.append(FigureCell(i, (figure or {}).get("name", f"cell {i}"), cell.source))
+    return found
+
+
+def setup_source(nb) -> str:
+    code = [cell for cell in nb.cells if cell.cell_type == "code"]
+    if not code:
+        raise ValueError("the notebook has no code cell, so no set-up cell")
+    return code[0].source
+
+
+def _execute(client, source: str, timeout: float) -> tuple[str | None, bool]:
+    """Run ``source``; return (error or None, whether a PNG was displayed)."""
+    seen = {"error": None, "png": False}
+
+    def hook(msg):
+        kind, content = msg["header"]["msg_type"], msg["content"]
+        if kind == "error":
+            seen["error"] = f"{content['ename']}: {content['evalue']}"
+        elif kind in ("display_data", "execute_result") and "image/png" in content.get("data", {}):
+            seen["png"] = True
+
+    reply = client.execute_interactive(source, output_hook=hook, timeout=timeout, allow_stdin=False)
+    if reply["content"]["status"] == "error" and seen["error"] is None:
+        seen["error"] = f"{reply['content']['ename']}: {reply['content']['evalue']}"
+    return seen["error"], seen["png"]
+
+
+def run_figure_cells(path: Path, timeout: float = 900) -> list[Outcome]:
+    """Every figure cell of the notebook at ``path``, each run after a reset and the set-up cell."""
+    path = Path(path)
+    nb = nbformat.read(path, as_version=4)
+    setup, cells = setup_source(nb), figure_cells(nb)
+    manager, client = start_new_kernel(kernel_name="python3", cwd=str(path.parent))
+    outcomes = []
+    try:
+        for cell in cells:
+            error, _ = _execute(client, RESET, timeout)
+            if error is None:
+                error, _ = _execute(client, setup, timeout)
+                error = None if error is None else f"set-up cell: {error}"
+            drew = False
+            if error is None:
+                error, drew = _execute(client, cell.source, timeout)
+            outcomes.append(Outcome(cell, error, drew))
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+    return outcomes
+
+
+def problems(outcomes: list[Outcome]) -> list[str]:
+    found = []
+    for o in outcomes:
+        if o.error:
+            found.append(f"{o.cell.name} (cell {o.cell.index}): {o.error}")
+        elif not o.drew:
+            found.append(f"{o.cell.name} (cell {o.cell.index}): ran but drew no figure")
+    return found
