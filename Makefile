@@ -21,6 +21,7 @@ $(STAMP): requirements.txt pyproject.toml
 book: $(STAMP)
 	$(BIN)/jupyter-book build . --path-output . --quiet
 	@echo "Book built: $(CURDIR)/_build/html/index.html"
+	@echo "Code for readers (book/_ext/reader_code.py): $(CURDIR)/_build/html/code/"
 
 # The student edition: the same book with every exercise's solution left out
 # (book/_ext/student.py), built from a copy of _config.yml with student_edition on.

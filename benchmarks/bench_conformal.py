@@ -5,8 +5,10 @@ Book: chap-conformal-label-shift (fig-conf-figure1, def-conf-weighted).
 Run: ``.venv/bin/python benchmarks/bench_conformal.py``.
 
 * Weighted thresholds (eqs. (8)-(9)): :func:`companion.conformal.weighted_thresholds`
-  sorts the calibration scores once and finds all k thresholds by binary
-  search in one cumulative sum, O(n log n + k log n).  The baseline is the
+  sorts the calibration scores once, forms the cumulative weight from exact
+  per-class counts (so that ties are decided exactly, whatever the scale of
+  the weights) and finds all k thresholds by binary search,
+  O(n log n + n k).  The baseline is the
   straightforward reading of eq. (8): for each candidate label, build the
   masses, sort, and walk the sorted weights in a Python loop until the level
   is reached, O(k n log n) plus a Python loop over the points.

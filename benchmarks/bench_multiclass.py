@@ -12,7 +12,8 @@ coordinates, filled by a loop over the samples, and every group estimate
 recomputed from the samples of the group.  Both run the same algorithm (no
 noise, no pools, the same threshold); the script checks that their outputs
 agree before timing them on one full calibration run with k = 10 classes and
-10^5 samples.
+10^5 samples.  A last line times a fit with k = 5000 classes, whose level-set
+keys exceed int64 and are exact integers.
 """
 
 from __future__ import annotations
@@ -104,6 +105,11 @@ def main() -> None:
     timed("rate and cost grid as in the chapter (3 k x 6 n x 3 reps x 4 versions)", lambda: lp_error_grid(rng=20253))
     timed("exact trajectory (k = 5)", lambda: exact_trajectory())
     timed("comparison of seven methods (k = 5, n = 3e4, 5 reps)", lambda: method_comparison(rng=20253))
+    # many classes: C(1/lam + k, k) > 2^62, so the keys are exact integers (issue 20: this ran for over 30 minutes)
+    rng = np.random.default_rng(0)
+    wide = rng.dirichlet(np.full(5000, 0.1), size=3000)
+    timed("LpCalibrator, k = 5000, lam = 0.1, n = 3000 (exact integer keys)",
+          lambda: LpCalibrator(lam, rng=0).fit(wide, rng.integers(5000, size=3000)))
 
 
 if __name__ == "__main__":

@@ -30,9 +30,13 @@ def bin_indices(z, edges) -> np.ndarray:
     return np.searchsorted(edges[1:-1], z, side="left")
 
 
+#: Largest ``n_bins`` of :func:`equal_width_edges`, which has no sample to bound it (the edges take 8 bytes each).
+_MAX_EDGES = 10**8
+
+
 def equal_width_edges(n_bins: int) -> np.ndarray:
-    """Edges ``0, 1/B, ..., 1`` of ``n_bins`` equal-width bins on [0, 1]."""
-    n_bins = check_int(n_bins, "n_bins", minimum=1)
+    """Edges ``0, 1/B, ..., 1`` of ``n_bins`` equal-width bins on [0, 1] (``n_bins`` at most ``10**8``)."""
+    n_bins = check_int(n_bins, "n_bins", minimum=1, maximum=_MAX_EDGES)
     return np.linspace(0.0, 1.0, n_bins + 1)
 
 

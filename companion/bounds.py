@@ -41,10 +41,12 @@ __all__ = [
     "weight_condition_number",
     "label_shift_binning_bound",
     "bbse_error_bound",
+    "target_binning_bound",
     "LEMMA8_CONSTANT",
     "lp_threshold",
     "lemma14_bound",
     "lemma7_sample_size",
+    "lemma7_sizes",
     "lemma8_sample_size",
     "lemma8_accuracy",
     "lemma13_iteration_bound",
@@ -224,13 +226,22 @@ def optimal_n_bins(n, delta: float, smoothness: float = 1.0):
     return int(result) if result.ndim == 0 else result
 
 
+#: Largest number of bin counts :func:`theorem1_optimal_n_bins` searches for one ``n``, and its chunk size.
+_MAX_SEARCH = 10**7
+_SEARCH_CHUNK = 2**20
+
+
 def theorem1_optimal_n_bins(n, delta: float, smoothness: float | None = None, *, a3_only: bool = False):
     r"""Integer ``B`` in ``[1, n // 2]`` minimizing :func:`umb_risk_bound` (same arguments), by exhaustive search.
 
     The search is exact but skips the ``B`` that cannot win: the calibration
     bound exceeds :math:`B\log(4/\delta)/(2n)`, so no ``B`` above
     :math:`2n v_0/\log(4/\delta)` beats the value :math:`v_0` of the bound at
-    :math:`B_0 = \lceil\sqrt n\,\rceil`.  Returns an int for scalar ``n``.
+    :math:`B_0 = \lceil\sqrt n\,\rceil`.  The candidates are evaluated in
+    chunks, so memory stays bounded; a search over more than
+    ``_MAX_SEARCH`` (``10**7``) candidates, which ``n`` beyond about
+    :math:`10^{12}` at :math:`\delta = 0.1` needs, raises a ValueError naming
+    ``n`` instead of running for minutes.  Returns an int for scalar ``n``.
     """
     n_arr = as_positive_ints(n, "n")
     delta = check_open_unit(delta, "delta")
@@ -243,8 +254,18 @@ def theorem1_optimal_n_bins(n, delta: float, smoothness: float | None = None, *,
         m = int(m)
         v0 = umb_risk_bound(m, min(m // 2, int(np.ceil(np.sqrt(m)))), delta, smoothness, a3_only=a3_only)
         top = min(m // 2, int(2.0 * m * v0 / _log_over(4.0, delta)) + 1)
-        candidates = np.arange(1, top + 1)
-        result.append(int(candidates[np.argmin(umb_risk_bound(m, candidates, delta, smoothness, a3_only=a3_only))]))
+        if top > _MAX_SEARCH:
+            raise ValueError(
+                f"n = {m} is too large for the exact search over B: {top} candidates, at most {_MAX_SEARCH} are searched"
+            )
+        best_b, best_value = 1, np.inf
+        for start in range(1, top + 1, _SEARCH_CHUNK):
+            candidates = np.arange(start, min(top, start + _SEARCH_CHUNK - 1) + 1)
+            values = umb_risk_bound(m, candidates, delta, smoothness, a3_only=a3_only)
+            i = int(np.argmin(values))
+            if values[i] < best_value:  # strict: the smallest minimizing B wins, as np.argmin over all would give
+                best_b, best_value = int(candidates[i]), values[i]
+        result.append(best_b)
     result = np.array(result).reshape(n_arr.shape)
     return int(result) if result.ndim == 0 else result
 
@@ -467,9 +488,21 @@ def lemma14_bound(threshold: float, mass_threshold: float, p, group_accuracy: fl
 
 
 def lemma7_sample_size(mass_threshold: float, n_level_sets: int, delta: float) -> int:
-    r"""Samples for :math:`|\hat q(v) - q(v)| \le \omega_m/2` at every level set (the book's version of the paper's Lemma 7, ``lem-multiclass-lp-bins``: Hoeffding and a union bound).
+    r"""Pool 0 of the book's version of the paper's Lemma 7 (``lem-multiclass-lp-bins``): heavy level sets found correctly.
 
-    :math:`n_0 = \lceil 2\log(2|V_\lambda|/\delta)/\omega_m^2\rceil` with :math:`\omega_m` = ``mass_threshold``.
+    With :math:`n_0` samples, except with probability :math:`\delta`, every level
+    set whose estimated mass is at least :math:`\omega_m` (= ``mass_threshold``)
+    has true mass at least :math:`\omega_m/2`, and every other level set has
+    mass below :math:`3\omega_m/2` (event :math:`E_1`).  Two proofs give two sizes
+    and either suffices, so this returns the smaller,
+
+    .. math:: n_0 = \Bigl\lceil \min\Bigl\{2\log\frac{2|V_\lambda|}{\delta},\;
+       8\log\frac{6}{\omega_m\delta}\Bigr\}\Big/\omega_m^2\Bigr\rceil:
+
+    Hoeffding with a union bound over all ``n_level_sets`` :math:`= |V_\lambda|`
+    level sets, or Hoeffding over at most :math:`6/\omega_m` fixed events (the
+    heavy level sets and buckets of light ones), which does not depend on
+    :math:`|V_\lambda|` at all.
     """
     mass_threshold = check_open_unit(mass_threshold, "mass_threshold")
     n_level_sets = check_int(n_level_sets, "n_level_sets")
@@ -480,8 +513,30 @@ def lemma7_sample_size(mass_threshold: float, n_level_sets: int, delta: float) -
     return int(size)
 
 
+def lemma7_sizes(mass_threshold: float, n_level_sets: int, delta: float) -> dict:
+    r"""Both sample sizes behind :func:`lemma7_sample_size`: ``union`` (over :math:`|V_\lambda|`) and ``buckets`` (free of it).
+
+    ``union`` :math:`= \lceil 2\log(2|V_\lambda|/\delta)/\omega_m^2\rceil`,
+    ``buckets`` :math:`= \lceil 8\log(6/(\omega_m\delta))/\omega_m^2\rceil`
+    (``lem-multiclass-lp-bins``); ``n0`` is the smaller.
+    """
+    mass_threshold = check_open_unit(mass_threshold, "mass_threshold")
+    n_level_sets = check_int(n_level_sets, "n_level_sets")
+    delta = check_open_unit(delta, "delta")
+    union, buckets = _lemma7_union_size(mass_threshold, n_level_sets, delta), _lemma7_bucket_size(mass_threshold, delta)
+    if not (np.isfinite(union) or np.isfinite(buckets)):
+        raise ValueError(f"mass_threshold = {mass_threshold!r} is too small: the sample size exceeds the float range")
+    as_int = lambda v: int(v) if np.isfinite(v) else None  # noqa: E731
+    return {"union": as_int(union), "buckets": as_int(buckets), "n0": int(min(union, buckets))}
+
+
 def _lemma7_size(mass_threshold: float, n_level_sets: int, delta: float) -> float:
     """:func:`lemma7_sample_size` as a float, ``inf`` where it exceeds the float range (arguments validated)."""
+    return min(_lemma7_union_size(mass_threshold, n_level_sets, delta), _lemma7_bucket_size(mass_threshold, delta))
+
+
+def _lemma7_union_size(mass_threshold: float, n_level_sets: int, delta: float) -> float:
+    """Hoeffding and a union bound over every level set: ``ceil(2 log(2 |V| / delta) / omega^2)``."""
     try:
         top = 2.0 * n_level_sets
     except OverflowError:  # |V_lambda| beyond the float range: log(2 |V| / delta) in log space
@@ -490,6 +545,13 @@ def _lemma7_size(mass_threshold: float, n_level_sets: int, delta: float) -> floa
         log_term = _log_over(top, delta)
     with np.errstate(divide="ignore", over="ignore"):
         return float(np.ceil(2.0 * log_term / mass_threshold**2))
+
+
+def _lemma7_bucket_size(mass_threshold: float, delta: float) -> float:
+    """Hoeffding over the heavy level sets and buckets of light ones: ``ceil(8 log(6 / (omega delta)) / omega^2)``."""
+    log_term = _log_over(6.0 / mass_threshold, delta)
+    with np.errstate(divide="ignore", over="ignore"):
+        return float(np.ceil(8.0 * log_term / mass_threshold**2))
 
 
 def lemma8_sample_size(accuracy: float, n_coords: int, n_events: int, delta: float) -> int:
@@ -795,3 +857,37 @@ def bbse_error_bound(confusion, weights, n_source: int, n_target: int, delta: fl
     if not np.isfinite(bound):
         raise ValueError("weights or confusion are too large: the bound exceeds the float range")
     return float(bound)
+
+
+def target_binning_bound(counts, confusion, weights, n_source: int, n_target: int, delta: float):
+    r"""Radii of the combined finite-sample guarantee on the target (book ``thm-binls-target-guarantee``).
+
+    Theorem 3 of paper 001 at level :math:`\delta/2` (:func:`multiclass_binning_epsilon`),
+    the BBSE bound at level :math:`\delta/2` (:func:`bbse_error_bound`, :math:`\beta`)
+    and Theorem 4 (:func:`label_shift_binning_bound`) give, with probability at
+    least :math:`1-\delta`, for every bin with :math:`N_I > 0`,
+
+    .. math:: \|\hat\theta^{(\hat w)}_I - \theta^Q_I\|_1 \le
+              2\kappa\,\varepsilon_I(\delta/2) + \frac{2\beta(\delta/2)}{\min_y w^*_y}.
+
+    ``counts`` holds the calibration counts :math:`N_I \ge 1` along its last
+    axis (leading axes: repetitions), ``confusion`` the population confusion
+    matrix of the BBSE features, ``weights`` the true :math:`w^*` (all
+    positive), ``n_source`` and ``n_target`` the sizes of the BBSE samples.
+    The statement needs :math:`\beta < \min_y w^*_y` (then :math:`\hat w > 0`
+    on the event); smaller samples raise ``ValueError``.  Returns the radii,
+    of the shape of ``counts``.
+    """
+    counts = as_positive_ints(counts, "counts")
+    w = as_real_array(weights, "weights")
+    if w.size < 2 or np.any(w <= 0):
+        raise ValueError("weights must hold at least two positive numbers (Theorem 4 needs every weight positive)")
+    delta = check_open_unit(delta, "delta")
+    beta = bbse_error_bound(confusion, w, n_source, n_target, delta / 2.0)
+    if beta >= w.min():
+        raise ValueError(
+            f"n_source = {n_source} and n_target = {n_target} are too small for the guarantee at delta = {delta}: "
+            f"the BBSE bound {beta:.3g} is not below the smallest weight {w.min():.3g}"
+        )
+    eps = multiclass_binning_epsilon(counts, w.size, delta / 2.0)
+    return _returned(2.0 * weight_condition_number(w) * eps + 2.0 * beta / w.min())

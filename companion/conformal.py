@@ -20,9 +20,10 @@ Conventions shared by every function here
   :math:`Q_{1-\alpha}(\{s_1,\dots,s_n\}\cup\{1\})` is the
   :math:`\lceil(1-\alpha)(n+1)\rceil`-th smallest calibration score, or 1
   when that rank exceeds :math:`n`.  The rank is computed in exact rational
-  arithmetic: a float ``alpha`` is read as the shortest decimal that rounds to
-  it (Python's ``repr``; ``0.3`` means 3/10), a :class:`fractions.Fraction`
-  is used as it is.
+  arithmetic, with the level read by :func:`exact_level`: a float ``alpha``
+  is the simplest fraction that rounds to it (``0.3`` means 3/10, ``1/3``
+  means 1/3), a :class:`fractions.Fraction` is used as it is.  Every function
+  here reads a level this one way.
 * Every function accepts leading *batch* axes (independent repetitions), so
   that a simulation of ``R`` calibration sets is one call: calibration scores
   of shape ``(..., n)``, test scores ``(..., n_test, k)``.
@@ -35,6 +36,7 @@ labels; prediction is a comparison, :math:`O(n_{test}k)`.  No
 
 from __future__ import annotations
 
+import math
 import numbers
 from fractions import Fraction
 from typing import NamedTuple
@@ -46,9 +48,11 @@ from ._checks import as_rng
 __all__ = [
     "SCORE_KINDS",
     "SIMPLEX_ATOL",
+    "WEIGHT_RTOL_PER_CLASS",
     "mass_above",
     "conformal_scores",
     "true_label_scores",
+    "exact_level",
     "conformal_rank",
     "split_threshold",
     "weighted_masses",
@@ -66,6 +70,11 @@ SCORE_KINDS = ("rho", "randomized", "scheme2", "lac")
 
 #: Tolerance on the row sums of a probability matrix.
 SIMPLEX_ATOL = 1e-9
+
+#: Relative tolerance of the tie rule of :func:`weighted_thresholds`, in units
+#: of ``(k + 2)`` machine epsilons (``k`` classes): weights that differ from
+#: exact ones by rounding (a few units in the last place) decide ties exactly.
+WEIGHT_RTOL_PER_CLASS = 8
 
 
 # ---------------------------------------------------------------------------
@@ -137,8 +146,40 @@ def _scalar(x):
     return x
 
 
+def _simplest_between(lo: Fraction, hi: Fraction) -> Fraction:
+    """The fraction of smallest denominator in the closed interval ``[lo, hi]``, ``0 < lo < hi`` (continued fractions)."""
+    whole = lo.numerator // lo.denominator
+    if whole == lo:
+        return Fraction(whole)
+    if whole + 1 <= hi:
+        return Fraction(whole + 1)
+    return whole + 1 / _simplest_between(1 / (hi - whole), 1 / (lo - whole))
+
+
+def exact_level(alpha) -> Fraction:
+    r"""A miscoverage level in (0, 1) as an exact fraction: how every function here reads ``alpha``.
+
+    A :class:`fractions.Fraction` (or an integer ratio) is used as it is.  A
+    float is read as the *simplest* fraction that rounds to it: the one of
+    smallest denominator among the reals whose nearest double is ``alpha``.
+    So ``0.1`` is 1/10, ``0.05`` is 1/20, ``1/3`` is 1/3 and ``1/7`` is 1/7;
+    a level written with at most seven decimals (eight below 1/2) is read as
+    that decimal: two fractions that round to the same double differ by at
+    most the spacing :math:`h` of doubles there (:math:`2^{-53}` in
+    :math:`[1/2,1)`, :math:`2^{-54}` below), so any other has a denominator of
+    at least :math:`1/(10^d h)\ge10^d`.  A float far from every simple
+    fraction gets a long one (``0.123456789`` is 13566680/109890109; the
+    denominator can reach about :math:`10^{16}`).
+
+    The exact rank :math:`\lceil(1-\alpha)(n+1)\rceil` of :func:`conformal_rank`
+    and the tie rule of :func:`weighted_thresholds` both use this fraction,
+    so equal weights give the split threshold at ``alpha = 1/3`` as at 0.1.
+    """
+    return _as_level(alpha)
+
+
 def _as_level(alpha, name: str = "alpha") -> Fraction:
-    """``alpha`` in (0, 1) as an exact fraction (a float read as its shortest decimal)."""
+    """``alpha`` in (0, 1) as an exact fraction (a float read as the simplest fraction that rounds to it)."""
     alpha = _scalar(alpha)
     if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
         raise ValueError(f"{name} must be a real number in (0, 1), got {alpha!r}")
@@ -146,9 +187,15 @@ def _as_level(alpha, name: str = "alpha") -> Fraction:
         frac = Fraction(alpha)
     else:
         a = float(alpha)
-        if not np.isfinite(a):
+        if not 0.0 < a < 1.0:
             raise ValueError(f"{name} must lie in the open interval (0, 1), got {alpha!r}")
         frac = Fraction(repr(a))
+        if 10**7 % frac.denominator:  # not a decimal of at most seven digits (those are the simplest, see exact_level)
+            # the reals that round to a: up to half-way to each neighbouring double.  The half-way points have a
+            # larger power-of-two denominator than a itself, so the simplest fraction is never one of them.
+            x = Fraction(a)
+            frac = _simplest_between((x + Fraction(math.nextafter(a, 0.0))) / 2,
+                                     (x + Fraction(math.nextafter(a, 1.0))) / 2)
     if not (0 < frac < 1):
         raise ValueError(f"{name} must lie in the open interval (0, 1), got {alpha!r}")
     return frac
@@ -349,6 +396,10 @@ def _check_weights(weights, k: int | None, batch_shape: tuple) -> np.ndarray:
         raise ValueError("weights must be non-negative (importance weights q_y/p_y)")
     if np.any(~np.any(w > 0, axis=-1)):
         raise ValueError("weights must not be all zero")
+    if np.any(w.max(axis=-1) < np.finfo(float).tiny):
+        raise ValueError("weights must have a largest value of at least the smallest normal float "
+                         "(np.finfo(float).tiny, about 2.2e-308) in every set: subnormal weights lose the "
+                         "precision of their ratios; multiply them by a common factor")
     return w
 
 
@@ -385,14 +436,49 @@ def weighted_thresholds(cal_scores, y_cal, weights, alpha) -> np.ndarray:
     with the calibration scores sorted, :math:`s_{(1)}\le\dots\le s_{(n)}`, and
     :math:`C_j` the cumulative weight :math:`\sum_{l\le j}w(Y_{(l)})`,
     :math:`t_w(y) = s_{(j)}` for the first :math:`j` with
-    :math:`C_j\ge(1-\alpha)(C_n+w(y))`, and 1 if there is none.  All
-    :math:`k` thresholds come from the same sort and cumulative sum.
+    :math:`C_j\ge(1-\alpha)(C_n+w(y))`, and 1 if there is none (book
+    ``def-conf-weighted``, ``thm-conf-weighted``).  All :math:`k` thresholds
+    come from one sort.
 
-    Book: ``def-conf-weighted``, ``thm-conf-weighted``.  When the weights of
-    all classes are equal the distribution is the unweighted one of eq. (7)
-    and the exact rank of :func:`split_threshold` is used, so uniform weights
-    give back the split threshold exactly; otherwise the comparison with the
-    level is in floating point.
+    **Ties and scale.**  The rule compares :math:`C_j` with the level with
+    ``>=``, so a cumulative weight that *equals* the level reaches it.  Weights
+    are usually floats that stand for exact ratios (:math:`w^* = q/p` with
+    decimal priors: ``0.3 / 0.1`` is ``2.9999999999999996``), and the level is
+    hit exactly often (with :math:`w^*\propto(9,1,5)` and :math:`\alpha=0.1`,
+    about 5% of the thresholds at odd :math:`n`).  To decide those ties as the
+    exact rule does, whatever the rounding of the weights and whatever their
+    common scale:
+
+    * the weights are divided by their largest value (only the ratios matter,
+      and no sum can overflow);
+    * :math:`C_j=\sum_c w_c N_c(j)` is formed from the exact integer counts
+      :math:`N_c(j)` of class :math:`c` among the first :math:`j` sorted
+      scores, so its rounding error is at most about :math:`k` units in the
+      last place, whatever :math:`n`;
+    * with :math:`1-\alpha = a/b` in lowest terms (``alpha`` read by
+      :func:`exact_level`), :math:`C_j` reaches the level when
+      :math:`bC_j - aD\ge-\tau\,(bC_j + aD)`, :math:`D=C_n+w_y`,
+      :math:`\tau` = :data:`WEIGHT_RTOL_PER_CLASS` :math:`\cdot(k+2)\cdot`
+      machine epsilon.  :math:`bC_j - aD=\sum_c w_c a_c` with integer
+      coefficients :math:`a_c` and :math:`\sum_c w_c|a_c|\le bC_j+aD`, so a
+      tie of the exact weights stays a tie for any weights within a relative
+      :math:`\tau` of them; a genuine shortfall smaller than
+      :math:`\tau(bC_j+aD)` is read as a tie too.
+
+    **When the rule is exact.**  Let the weights be within a few units in the
+    last place of values proportional to integers :math:`m_c\le m`.  After the
+    normalisation a genuine shortfall is at least :math:`1/m`, while
+    :math:`bC_j+aD<2b(n+1)`; so every threshold equals eq. (8) in exact
+    arithmetic whenever :math:`b\,m\,(n+1)(k+2)\le10^{14}` (for example
+    :math:`\alpha=0.1`, :math:`w^*\propto(9,1,5)`: up to :math:`n\approx2\cdot10^{11}`).
+    Under this condition equal weights (:math:`m=1`) give the split threshold
+    of :func:`split_threshold` (no special case), and ``c * weights`` gives
+    the same thresholds as ``weights`` for every ``c > 0`` that keeps the
+    largest weight a normal float (weights whose largest value is below
+    ``np.finfo(float).tiny`` are refused: subnormal numbers lose the
+    precision of the ratios).  A level with a long denominator (``alpha =
+    0.099999999999999``) or an enormous :math:`n` can break the condition;
+    then a shortfall of a few units in the last place may count as a tie.
 
     Parameters
     ----------
@@ -409,41 +495,39 @@ def weighted_thresholds(cal_scores, y_cal, weights, alpha) -> np.ndarray:
     Returns
     -------
     numpy.ndarray, shape (..., k)
+
+    Complexity :math:`O(n\log n + nk)` per calibration set (one sort, one
+    cumulative count per class), memory :math:`O(n)` per set.
     """
     s = _as_scores(cal_scores, "cal_scores")
     w = _check_weights(weights, None, s.shape[:-1])
     k = w.shape[-1]
     codes = _as_label_array(y_cal, "y_cal", s.shape, k, "cal_scores")
-    level = _as_level(alpha)
+    level = 1 - _as_level(alpha)
     batch = np.broadcast_shapes(s.shape[:-1], w.shape[:-1])
     s = np.broadcast_to(s, batch + s.shape[-1:])
     codes = np.broadcast_to(codes, s.shape)
-    w = np.broadcast_to(w, batch + (k,))
+    w = np.broadcast_to(w / w.max(axis=-1, keepdims=True), batch + (k,))  # only the ratios matter
     n = s.shape[-1]
     order = np.argsort(s, axis=-1, kind="stable")
     s_sorted = np.take_along_axis(s, order, axis=-1)
-    wc = np.take_along_axis(w, np.take_along_axis(codes, order, axis=-1), axis=-1)  # weights of the sorted points
-    cum = np.cumsum(wc, axis=-1)
-    total = cum[..., -1:]
-    denom = total + w
+    codes_sorted = np.take_along_axis(codes, order, axis=-1)
+    cum = np.zeros(s.shape)
+    for c in range(k):  # a loop over the classes: C_j = sum_c w_c N_c(j) with exact integer counts N_c(j)
+        cum += w[..., c:c + 1] * np.cumsum(codes_sorted == c, axis=-1)
+    denom = cum[..., -1:] + w  # C_n + w_y, (..., k)
     if np.any(denom <= 0):
         raise ValueError("weights of the calibration labels and of a candidate label are all zero: eq. (9) is 0/0 for it")
-    lvl = float(level.numerator) / float(level.denominator)
-    target = (1.0 - lvl) * denom  # (..., k)
+    tau = WEIGHT_RTOL_PER_CLASS * (k + 2) * np.finfo(float).eps
+    # b C_j - a D >= -tau (b C_j + a D)  <=>  C_j >= (a / b) D (1 - tau) / (1 + tau)
+    target = float(level) * denom * ((1.0 - tau) / (1.0 + tau))
     # first j with cum_j >= target (0-based), n when none: one binary search per row and label
     cum_rows, target_rows = cum.reshape(-1, n), target.reshape(-1, k)
     j = np.empty(target_rows.shape, dtype=np.int64)
     for r in range(cum_rows.shape[0]):  # a loop over repetitions, not over samples
         j[r] = np.searchsorted(cum_rows[r], target_rows[r], side="left")
     j = j.reshape(target.shape)
-    out = np.where(j < n, np.take_along_axis(s_sorted, np.minimum(j, n - 1), axis=-1), 1.0)
-    # equal weights for all classes: the unweighted distribution, exact rank
-    uniform = np.all(w == w[..., :1], axis=-1)
-    if np.any(uniform):
-        rank = conformal_rank(n, level)
-        exact = s_sorted[..., rank - 1] if rank <= n else np.ones(batch)
-        out = np.where(uniform[..., None], np.asarray(exact)[..., None], out)
-    return out
+    return np.where(j < n, np.take_along_axis(s_sorted, np.minimum(j, n - 1), axis=-1), 1.0)
 
 
 def label_conditional_thresholds(cal_scores, y_cal, alpha, n_classes: int | None = None) -> np.ndarray:
@@ -451,7 +535,10 @@ def label_conditional_thresholds(cal_scores, y_cal, alpha, n_classes: int | None
 
     Book: ``def-conf-label-conditional``.  For each class, the exact rank
     :math:`\lceil(1-\alpha_y)(n_y+1)\rceil` among the :math:`n_y` calibration
-    scores of that class, or 1 when the rank exceeds :math:`n_y`.  One sort by
+    scores of that class, or 1 when the rank exceeds :math:`n_y`.  A class
+    absent from the calibration set (:math:`n_y=0`) gets, as eq. (10) says,
+    the quantile of :math:`\{1\}` alone: threshold 1, so its label is in every
+    set (the rank 1 exceeds :math:`n_y=0`; no special case).  One sort by
     (label, score) for all classes.
 
     Parameters
@@ -459,7 +546,7 @@ def label_conditional_thresholds(cal_scores, y_cal, alpha, n_classes: int | None
     cal_scores : array_like, shape (..., n)
         Calibration scores at the true labels, in [0, 1].
     y_cal : array_like of int, shape (..., n)
-        Calibration labels; every class must occur (in every batch row).
+        Calibration labels.  A class that does not occur gets threshold 1.
     alpha : float, Fraction, or sequence of k of them
         One miscoverage level, or one per class, each in (0, 1).
     n_classes : int, optional
@@ -485,13 +572,7 @@ def label_conditional_thresholds(cal_scores, y_cal, alpha, n_classes: int | None
     k = int(n_classes)
     codes = _as_label_array(y_cal, "y_cal", s.shape, k, "cal_scores")
     levels = _as_levels(alpha, k)
-    counts = np.sum(codes[..., None] == np.arange(k), axis=-2)  # (..., k)
-    if np.any(counts == 0):
-        cls = int(np.flatnonzero(np.any(counts.reshape(-1, k) == 0, axis=0))[0])
-        raise ValueError(
-            f"class {cls} is absent from the calibration set (y_cal): its label-conditional threshold "
-            "(eq. (10)) would be Q({1}) = 1, a label always included; collect calibration data of every class"
-        )
+    counts = np.sum(codes[..., None] == np.arange(k), axis=-2)  # (..., k); 0 for an absent class: threshold 1
     order = np.lexsort((s, codes), axis=-1)
     s_sorted = np.take_along_axis(s, order, axis=-1)
     start = np.cumsum(counts, axis=-1) - counts  # first position of each class in the sorted order

@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Callable, NamedTuple
 
 import numpy as np
+from scipy.special import expit, logit
 
 from ._checks import as_labels, as_probabilities, check_int, check_same_length
 from .binning import UniformMassBinning
@@ -42,10 +43,13 @@ def prior_correction(z, source_prior, target_prior) -> np.ndarray:
     r"""Label-shift correction :math:`g(z) = w_1 z / (w_1 z + w_0 (1 - z))` (eqs. (13), (16)).
 
     With :math:`w_k = q_k / p_k`, :math:`p_1 = ` ``source_prior`` and
-    :math:`q_1 = ` ``target_prior``.  Evaluated as
-    :math:`q_1 p_0 z / (q_1 p_0 z + q_0 p_1 (1 - z))`, which is exact at
-    ``z = 0`` (gives 0) and ``z = 1`` (gives 1).  Equivalently
-    :math:`\operatorname{logit} g(z) = \operatorname{logit} z + \log(w_1 / w_0)`.
+    :math:`q_1 = ` ``target_prior``.  Evaluated in logit space,
+    :math:`\operatorname{logit} g(z) = \operatorname{logit} z + \log(w_1 / w_0)`
+    with :math:`\log(w_1/w_0) = \log q_1 + \log p_0 - \log q_0 - \log p_1`
+    summed from the four logarithms, so priors down to the smallest
+    subnormal float (``5e-324``, where the products :math:`q_0 p_1` underflow
+    to 0) give the correct value; exact at ``z = 0`` (gives 0) and ``z = 1``
+    (gives 1).
 
     Parameters
     ----------
@@ -63,8 +67,9 @@ def prior_correction(z, source_prior, target_prior) -> np.ndarray:
     z = as_probabilities(z, "z", ndim=np.ndim(z))
     p1 = as_probabilities(source_prior, "source_prior", ndim=np.ndim(source_prior), open_interval=True)
     q1 = as_probabilities(target_prior, "target_prior", ndim=np.ndim(target_prior), open_interval=True)
-    num = q1 * (1.0 - p1) * z
-    return num / (num + (1.0 - q1) * p1 * (1.0 - z))
+    log_ratio = np.log(q1) + np.log1p(-p1) - np.log1p(-q1) - np.log(p1)
+    with np.errstate(divide="ignore"):  # logit(0) = -inf and logit(1) = inf map to 0 and 1
+        return expit(logit(z) + log_ratio)
 
 
 def cube_root_bins(n: int) -> int:

@@ -48,6 +48,7 @@ from ._checks import (
 
 __all__ = [
     "ROW_SUM_TOLERANCE",
+    "MAX_EXACT_KEY_WORK",
     "check_lam",
     "check_p",
     "as_probability_rows",
@@ -78,12 +79,18 @@ __all__ = [
     "TopLabelBinning",
 ]
 
-#: Rows of a probability matrix must sum to 1 within this tolerance.
+#: Rows of a probability matrix must sum to 1 within this tolerance, or within ``k`` times the
+#: machine epsilon of the input's floating-point type when that is larger (float32 rows).
 ROW_SUM_TOLERANCE = 1e-8
 
 #: A coordinate within this many grid steps below a grid point is rounded up to it, so that
-#: ``rounding`` is idempotent on grid points despite floating-point error (e.g. ``0.29 * 100``).
+#: ``rounding`` is idempotent on grid points despite floating-point error (e.g. ``0.29 * 100``);
+#: for inputs of lower precision the allowance is ``4 m eps`` of their type (:func:`_round_slack`).
 _ROUND_SLACK = 1e-9
+
+#: Largest number of (row, class) key terms with Python-integer arithmetic that a call may ask for:
+#: beyond it the level sets of ``k`` classes at step ``lam`` cannot be keyed in bounded time.
+MAX_EXACT_KEY_WORK = 50_000_000
 
 
 # ---------------------------------------------------------------------------
@@ -141,24 +148,42 @@ def _p_values(p, name: str = "p") -> tuple[np.ndarray, bool]:
     return _p_array(p, name), False
 
 
-def as_probability_rows(probs, name: str = "probs", *, atol: float = ROW_SUM_TOLERANCE) -> np.ndarray:
-    """Return an ``(n, k)`` float array whose rows lie on the simplex (k >= 2).
+def _input_eps(probs) -> float:
+    """Machine epsilon of the input's floating-point type (float64 for lists, integers and exact types)."""
+    dtype = getattr(probs, "dtype", None)
+    if dtype is not None and np.issubdtype(dtype, np.floating):
+        return float(max(np.finfo(dtype).eps, np.finfo(np.float64).eps))
+    return float(np.finfo(np.float64).eps)
 
-    Entries must be finite and non-negative and every row must sum to 1 within
-    ``atol`` (a finite number >= 0); nothing is clipped or renormalised.
-    """
+
+def _probability_rows(probs, name: str = "probs", atol: float = ROW_SUM_TOLERANCE) -> tuple[np.ndarray, float]:
+    """:func:`as_probability_rows` and the machine epsilon of the input's type (for the cell allowance of :func:`_counts`)."""
     atol = check_real(atol, "atol", minimum=0.0)
+    eps = _input_eps(probs)
     arr = as_real_array(probs, name, ndim=2)
     if arr.shape[1] < 2:
         raise ValueError(f"{name} must have at least 2 columns (classes), got shape {arr.shape}")
     if np.any(arr < 0.0):
         raise ValueError(f"{name} must be non-negative (rows on the probability simplex)")
+    tol = max(atol, arr.shape[1] * eps)
     sums = arr.sum(axis=1)
-    bad = np.abs(sums - 1.0) > atol
+    bad = np.abs(sums - 1.0) > tol
     if np.any(bad):
         i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"{name} rows must sum to 1 (within {atol:g}); row {i} sums to {sums[i]!r}")
-    return arr
+        raise ValueError(f"{name} rows must sum to 1 (within {tol:g}); row {i} sums to {sums[i]!r}")
+    return arr, eps
+
+
+def as_probability_rows(probs, name: str = "probs", *, atol: float = ROW_SUM_TOLERANCE) -> np.ndarray:
+    """Return an ``(n, k)`` float64 array whose rows lie on the simplex (k >= 2).
+
+    Entries must be finite and non-negative and every row must sum to 1 within
+    ``max(atol, k * eps)``, where ``atol`` is a finite number >= 0 and ``eps``
+    the machine epsilon of the input's floating-point type (so that float32
+    rows, which sum to 1 only to about 1e-7, are accepted); nothing is
+    clipped or renormalised.
+    """
+    return _probability_rows(probs, name, atol)[0]
 
 
 def _labels_for(probs: np.ndarray, y, name: str = "y") -> np.ndarray:
@@ -190,9 +215,33 @@ def _cond_mean_for(probs: np.ndarray, cond_mean, name: str = "cond_mean") -> np.
 # ---------------------------------------------------------------------------
 
 
-def _counts(probs: np.ndarray, m: int) -> np.ndarray:
-    """Integer counts ``floor(m u + slack)`` of validated simplex rows."""
-    return np.floor(probs * m + _ROUND_SLACK).astype(np.int64)
+def _round_slack(m: int, eps: float) -> float:
+    """Allowance, in units of the grid step, for a coordinate stored just below a grid point (see ``_ROUND_SLACK``)."""
+    return max(_ROUND_SLACK, 4.0 * m * eps)
+
+
+def _counts(probs: np.ndarray, m: int, eps: float = float(np.finfo(np.float64).eps)) -> np.ndarray:
+    """Integer counts ``floor(m u + slack)`` of validated simplex rows (``eps``: machine epsilon of the input type).
+
+    The products ``m u`` are formed in float64 after the cast; a coordinate
+    within ``slack = max(1e-9, 4 m eps)`` below a multiple of ``1/m`` counts as
+    on it, so a float32 row ``[0.3, 0.7]`` lands in the level set
+    ``(0.3, 0.7)`` like its float64 twin.  Rows that pass
+    :func:`as_probability_rows` always give counts with ``m - k < sum <= m``
+    (``lem-multiclass-lp-characterisation``); a row that does not is not on the
+    simplex to its own precision and raises ``ValueError``.
+    """
+    counts = np.floor(probs * m + _round_slack(m, eps)).astype(np.int64)
+    k = probs.shape[1]
+    sums = counts.sum(axis=1)
+    bad = (sums > m) | (sums <= m - k)
+    if np.any(bad):
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"probs row {i} is not on the simplex to the precision of its type at lam = 1/{m}: "
+            f"its rounded counts sum to {int(sums[i])}, outside ({m - k}, {m}]"
+        )
+    return counts
 
 
 def level_set_counts(probs, lam) -> np.ndarray:
@@ -204,13 +253,19 @@ def level_set_counts(probs, lam) -> np.ndarray:
     Each row satisfies :math:`m - k < \sum_i a_i \le m`.
     """
     _, m = check_lam(lam)
-    return _counts(as_probability_rows(probs), m)
+    return _counts(*_rows_for_counts(probs, m))
+
+
+def _rows_for_counts(probs, m: int) -> tuple[np.ndarray, int, float]:
+    """Validated rows, ``m`` and the input's epsilon: the arguments of :func:`_counts`."""
+    rows, eps = _probability_rows(probs)
+    return rows, m, eps
 
 
 def rounding(probs, lam) -> np.ndarray:
     r"""The rounding map :math:`r(u) = \lambda\lfloor u/\lambda\rfloor` (the level set of each row)."""
     lam, m = check_lam(lam)
-    return _counts(as_probability_rows(probs), m) / m
+    return _counts(*_rows_for_counts(probs, m)) / m
 
 
 def grid_size(k: int, lam) -> int:
@@ -238,27 +293,59 @@ def level_set_count(k: int, lam) -> int:
     return math.comb(m + k, k) - math.comb(m, k)
 
 
-def _binomial_table(n_max: int, k: int, exact: bool) -> np.ndarray:
-    """``table[n, j] = C(n, j)`` for ``n <= n_max``, ``j <= k`` (int64, or Python ints if ``exact``)."""
-    rows = [[math.comb(n, j) for j in range(k + 1)] for n in range(n_max + 1)]
-    return np.array(rows, dtype=object if exact else np.int64)
+def _key_table(m: int, k: int, exact: bool) -> np.ndarray:
+    """``table[s, j] = C(s + j - 1, j)`` for ``0 <= s <= m``, ``0 <= j <= k`` (int64, or Python ints if ``exact``).
+
+    These are the only binomial coefficients the ranks of :func:`level_set_key`
+    use (``s`` is a partial sum of a count vector, at most ``m``); the largest is
+    ``C(m + k - 1, k) < C(m + k, k)``, so :func:`_fits_int64` on the key range
+    bounds every entry.  Built column by column with the recurrence
+    ``C(s + j - 1, j) = C(s + j - 2, j - 1) (s + j - 1) / j`` in exact integers.
+    """
+    table = np.zeros((m + 1, k + 1), dtype=object)
+    column = [1] * (m + 1)  # j = 0: C(s - 1, 0) = 1 for s >= 1; s = 0 is never used with j = 0
+    table[:, 0] = column
+    for j in range(1, k + 1):
+        column = [0] + [column[s] * (s + j - 1) // j for s in range(1, m + 1)]
+        table[:, j] = column
+    return table if exact else table.astype(np.int64)
 
 
 def _fits_int64(m: int, k: int) -> bool:
+    """Whether every key (rank below ``C(m + k, k)``) and every table entry fits in int64 with room for sums."""
     return math.comb(m + k, k) < 2**62
+
+
+def _check_key_work(m: int, k: int, n_rows: int) -> None:
+    """Refuse, before any work, a keying job beyond ``MAX_EXACT_KEY_WORK``.
+
+    Two costs are bounded: the key table has ``(m + 1)(k + 1)`` entries, and
+    when the key range ``C(m + k, k)`` exceeds ``2^62`` every one of the
+    ``n_rows * k`` key terms is a Python-integer addition.
+    """
+    if (m + 1) * (k + 1) > MAX_EXACT_KEY_WORK:
+        raise ValueError(
+            f"lam = 1/{m} with k = {k} classes needs a key table of (1/lam + 1)(k + 1) = {(m + 1) * (k + 1)} entries, "
+            f"more than MAX_EXACT_KEY_WORK = {MAX_EXACT_KEY_WORK}: use a coarser lam or fewer classes"
+        )
+    if not _fits_int64(m, k) and n_rows * k > MAX_EXACT_KEY_WORK:
+        raise ValueError(
+            f"probs with k = {k} classes at lam = 1/{m} have C(1/lam + k, k) > 2^62 level-set keys, which need exact "
+            f"integer arithmetic; {n_rows} rows x {k} classes exceed MAX_EXACT_KEY_WORK = {MAX_EXACT_KEY_WORK} "
+            "such terms: use fewer rows, fewer classes or a coarser lam"
+        )
 
 
 def _keys_from_counts(counts: np.ndarray, m: int) -> np.ndarray:
     """Rank of each count vector among all vectors with sum <= m (combinatorial number system)."""
     n, k = counts.shape
+    _check_key_work(m, k, n)
     exact = not _fits_int64(m, k)
-    flat = _binomial_table(m + k, k, exact).ravel()
-    columns = np.ascontiguousarray(counts.T)
-    partial = columns[0].copy()  # a_1 + ... + a_j, so that c_j = partial + j - 1
-    keys = flat[partial * (k + 1) + 1]
-    for j in range(1, k):  # loop over the k coordinates, vectorised over rows
-        partial += columns[j]
-        keys = keys + flat[(partial + j) * (k + 1) + j + 1]
+    table = _key_table(m, k, exact)
+    partial = np.cumsum(counts, axis=1)  # a_1 + ... + a_j, at most m
+    keys = table[partial[:, 0], 1]
+    for j in range(2, k + 1):  # loop over the k coordinates, vectorised over rows
+        keys = keys + table[partial[:, j - 1], j]
     return keys
 
 
@@ -293,17 +380,15 @@ def enumerate_level_sets(k: int, lam, max_count: int = 2_000_000) -> np.ndarray:
     total = math.comb(m + k, k)
     if total > max_count:
         raise ValueError(f"k and lam give C(1/lam + k, k) = {total} vectors to walk, more than max_count = {max_count}")
-    ranks = np.arange(total, dtype=np.int64)
-    table = _binomial_table(m + k, k, exact=False)
-    c = np.empty((total, k), dtype=np.int64)
-    rest = ranks.copy()
-    for j in range(k, 0, -1):  # greedy unranking: largest c_j with C(c_j, j) <= rest
+    table = _key_table(m, k, exact=False)
+    partial = np.empty((total, k), dtype=np.int64)
+    rest = np.arange(total, dtype=np.int64)
+    for j in range(k, 0, -1):  # greedy unranking: largest partial sum s with C(s + j - 1, j) <= rest
         column = table[:, j]
-        cj = np.searchsorted(column, rest, side="right") - 1
-        c[:, j - 1] = cj
-        rest -= column[cj]
-    sums = c + 1 - np.arange(1, k + 1)  # a_1 + ... + a_j
-    counts = np.diff(np.concatenate([np.zeros((total, 1), dtype=np.int64), sums], axis=1), axis=1)
+        s_j = np.searchsorted(column, rest, side="right") - 1
+        partial[:, j - 1] = s_j
+        rest -= column[s_j]
+    counts = np.diff(np.concatenate([np.zeros((total, 1), dtype=np.int64), partial], axis=1), axis=1)
     keep = counts.sum(axis=1) > m - k
     return counts[keep]
 
@@ -388,8 +473,8 @@ class ErrorTerms(NamedTuple):
     signed: np.ndarray  # (n_bins, k) E[(g_i - Y_i) 1{r(g) = v}]
 
 
-def _error_terms(probs: np.ndarray, target: np.ndarray, weights: np.ndarray, m: int) -> ErrorTerms:
-    counts = _counts(probs, m)
+def _error_terms(probs: np.ndarray, target: np.ndarray, weights: np.ndarray, m: int, eps: float) -> ErrorTerms:
+    counts = _counts(probs, m, eps)
     keys = _keys_from_counts(counts, m)
     uniq, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
     n_bins, k = uniq.size, probs.shape[1]
@@ -422,7 +507,7 @@ def calibration_error_terms(probs, y, lam, *, weights=None, cond_mean=None) -> E
     population terms; then ``y`` must be ``None``.
     """
     _, m = check_lam(lam)
-    probs = as_probability_rows(probs)
+    probs, eps = _probability_rows(probs)
     if cond_mean is None:
         if y is None:
             raise ValueError("y must be given (labels) unless cond_mean is")
@@ -435,7 +520,7 @@ def calibration_error_terms(probs, y, lam, *, weights=None, cond_mean=None) -> E
             raise ValueError("y must be None when cond_mean is given (population version)")
         target = _cond_mean_for(probs, cond_mean)
         w = np.full(probs.shape[0], 1.0 / probs.shape[0]) if weights is None else _weights_for(probs, weights)
-    return _error_terms(probs, target, w, m)
+    return _error_terms(probs, target, w, m, eps)
 
 
 def lp_calibration_error(probs, y, p, lam):
@@ -464,10 +549,10 @@ def population_lp_calibration_error(probs, cond_mean, weights, p, lam):
     """
     _, m = check_lam(lam)
     p_values, scalar = _p_values(p)
-    probs = as_probability_rows(probs)
+    probs, eps = _probability_rows(probs)
     target = _cond_mean_for(probs, cond_mean)
     w = _weights_for(probs, weights)
-    out = _norms(_error_terms(probs, target, w, m).signed, p_values)
+    out = _norms(_error_terms(probs, target, w, m, eps).signed, p_values)
     return float(out[0]) if scalar else out
 
 
@@ -902,13 +987,14 @@ class LpCalibrator:
     # -- fitting ----------------------------------------------------------------
     def fit(self, probs, y):
         """Run Algorithm 2 on a labelled sample (forecasts ``probs``, labels ``y``); return self."""
-        probs = as_probability_rows(probs)
+        probs, eps = _probability_rows(probs)
         y = _labels_for(probs, y)
         n, k = probs.shape
+        _check_key_work(self.m, k, n)
         rng = as_rng(0 if self.rng is None else self.rng)
         omega, omega_m, sizes, scales = self._plan(n, k)
         self.threshold_, self.mass_threshold_ = omega, omega_m
-        counts = _counts(probs, self.m)
+        counts = _counts(probs, self.m, eps)
         keys = _keys_from_counts(counts, self.m)
         if self.pools:
             order = rng.permutation(n)
@@ -961,10 +1047,11 @@ class LpCalibrator:
         estimation error.  Thresholds: ``epsilon`` or a numeric ``threshold``
         (``"auto"`` has no meaning without a sample and raises ``ValueError``).
         """
-        probs = as_probability_rows(probs)
+        probs, eps = _probability_rows(probs)
         h = _cond_mean_for(probs, cond_mean)
         w = _weights_for(probs, weights)
         k = probs.shape[1]
+        _check_key_work(self.m, k, probs.shape[0])
         if self.epsilon is not None:
             from .bounds import lp_threshold
 
@@ -975,7 +1062,7 @@ class LpCalibrator:
             omega = self.threshold
         omega_m = omega if self.mass_threshold is None else self.mass_threshold
         self.threshold_, self.mass_threshold_ = omega, omega_m
-        counts = _counts(probs, self.m)
+        counts = _counts(probs, self.m, eps)
         keys = _keys_from_counts(counts, self.m)
         uniq, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
         mass = np.bincount(inverse, weights=w)
@@ -1123,8 +1210,8 @@ class LpCalibrator:
         fitted per-bin predictions, e.g. a state of ``trajectory_``.
         """
         self._check_fitted()
-        probs = as_probability_rows(probs)
-        counts = _counts(probs, self.m)
+        probs, eps = _probability_rows(probs)
+        counts = _counts(probs, self.m, eps)
         out = _canonical_from_counts(counts, self.m)
         if self.keys_.size == 0:
             return out

@@ -36,6 +36,7 @@ from ._checks import (
     check_same_length,
     check_tolerance,
 )
+from .labelshift import prior_correction
 
 __all__ = [
     "InfeasibleSystemError",
@@ -248,12 +249,14 @@ def label_shift(posteriors, source_prior, target_prior) -> Recalibrated:
     r"""Posterior correction under label shift, eq. (6) (Bayes' rule with the new priors).
 
     :math:`\eta_Q = \frac{(q/p)\,\eta_P}{(q/p)\,\eta_P + \frac{1-q}{1-p}(1-\eta_P)}`; no target
-    masses are used, so the target mean equals :math:`q` only when (5) holds.
+    masses are used, so the target mean equals :math:`q` only when (5) holds.  The same map
+    as :func:`companion.labelshift.prior_correction`, evaluated in logit space, so subnormal
+    priors (``5e-324``) give the correct posterior, not NaN.
     """
     eta = as_probabilities(posteriors, "posteriors", open_interval=True)
     p = check_open_unit(source_prior, "source_prior")
     q = check_open_unit(target_prior, "target_prior")
-    return Recalibrated(_odds_tilt(eta, (q / p) / ((1.0 - q) / (1.0 - p))), {"source_prior": p, "target_prior": q})
+    return Recalibrated(prior_correction(eta, p, q), {"source_prior": p, "target_prior": q})
 
 
 def _odds_tilt(eta: np.ndarray, factor: float) -> np.ndarray:
@@ -317,8 +320,10 @@ def _qmm(x, f, q, auc, link, *, what, xtol, max_iter) -> tuple[float, float, np.
     saturates (then the system has no solution).
     """
     F = _LINKS[link][0]
-    if np.ptp(x) == 0.0:
-        raise InfeasibleSystemError(f"{what} has no solution: the score takes a single value, so every AUC is 1/2")
+    if np.ptp(x[f > 0.0]) == 0.0:  # includes a one-hot target mass: Q puts all its mass on one score value
+        raise InfeasibleSystemError(
+            f"{what} has no solution: under the target masses the score takes a single value, so every implied AUC is 1/2"
+        )
 
     def fitted(log_a: float) -> tuple[float, np.ndarray]:
         a = float(np.exp(log_a))

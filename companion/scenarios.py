@@ -25,6 +25,7 @@ from ._checks import (
     as_probabilities,
     as_real_array,
     as_rng,
+    check_bool,
     check_callable,
     check_int,
     check_open_unit,
@@ -57,6 +58,11 @@ def _gauss_legendre_panels(lo: float, hi: float, n_panels: int, order: int):
     return nodes, weights
 
 
+def _sigmoid_gap(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """``sigmoid(u) - sigmoid(v)`` without cancellation: near 1 it is ``sigmoid(-v) - sigmoid(-u)``."""
+    return np.where(u + v > 0.0, expit(-v) - expit(-u), expit(u) - expit(v))
+
+
 class PopulationDecomposition(NamedTuple):
     """Population terms of eq. (2): ``mse == variance - sharpness + calibration``."""
 
@@ -85,6 +91,11 @@ class GaussianMixture:
     The family is mirror-symmetric: ``-X`` given ``Y = 1`` has the law of ``X``
     given ``Y = 0`` and :math:`\sigma(-x) = 1 - \sigma(x)`, so the MSE of
     ``f`` is the same for every prior (book ``prop-mse-prior-free``).
+
+    The pointwise oracles (:meth:`posterior_x`, :meth:`h_star`, :meth:`cdf`,
+    :meth:`quantile`, :meth:`forecast_density`, :meth:`smoothness_ratio`)
+    are elementwise: they take a scalar or an array of any shape (1-D, 2-D,
+    ...) and return a float or an array of the same shape, entry by entry.
     """
 
     prior: float = 0.5
@@ -114,7 +125,8 @@ class GaussianMixture:
 
     def _posterior_x(self, x: np.ndarray) -> np.ndarray:
         """:meth:`posterior_x` without validation (internal callers pass clean arrays, possibly +-inf)."""
-        return expit(2.0 * self.mu * x + self.log_prior_odds)
+        with np.errstate(over="ignore"):  # 2 mu x beyond the float range is +-inf: expit gives 1 or 0
+            return expit(2.0 * self.mu * x + self.log_prior_odds)
 
     def h_star(self, z) -> np.ndarray:
         """Optimal recalibration h*(z) = E[Y | Z = z] of the sigmoid forecaster (eq. (7))."""
@@ -127,12 +139,24 @@ class GaussianMixture:
         """Quadrature nodes in x with weights times the class-conditional densities.
 
         Returns ``(x, w0, w1)`` such that ``sum(w_k * g(x))`` equals
-        ``E[g(X) | Y = k]`` for smooth ``g`` to about machine precision.
+        ``E[g(X) | Y = k]`` for smooth ``g`` to about machine precision; ``x``
+        is increasing.  Each class density is below ``1e-55`` more than 16
+        from its mean.  For ``mu <= 16`` one grid covers ``[-mu - 16, mu + 16]``;
+        for larger ``mu`` each class gets its own grid ``x = -+mu + t``,
+        ``|t| <= 16``, with the density weights computed from ``t``, so the
+        weights keep summing to 1 however large ``mu`` is (a single grid over
+        ``2 mu + 32`` would leave the densities between its nodes and return
+        zeros for every term at ``mu = 1e6``).
         """
-        half_width = self.mu + 16.0
-        x, w = _gauss_legendre_panels(-half_width, half_width, n_panels=96, order=20)
         phi = lambda t: np.exp(-0.5 * t * t) / np.sqrt(2.0 * np.pi)  # noqa: E731
-        return x, w * phi(x + self.mu), w * phi(x - self.mu)
+        if self.mu <= 16.0:
+            half_width = self.mu + 16.0
+            x, w = _gauss_legendre_panels(-half_width, half_width, n_panels=96, order=20)
+            return x, w * phi(x + self.mu), w * phi(x - self.mu)
+        t, w = _gauss_legendre_panels(-16.0, 16.0, n_panels=96, order=20)
+        zeros = np.zeros_like(w)
+        x = np.concatenate((t - self.mu, t + self.mu))
+        return x, np.concatenate((w * phi(t), zeros)), np.concatenate((zeros, w * phi(t)))
 
     def expect(self, g) -> float:
         """E[g(X)] under the mixture, for a smooth vectorized ``g`` of x (one value per node)."""
@@ -152,8 +176,7 @@ class GaussianMixture:
         their mixture with weights ``1 - prior`` and ``prior``.
         """
         x, w0, w1 = self._x_grid
-        z = expit(x)
-        return float(w0 @ z**2), float(w1 @ (1.0 - z) ** 2)
+        return float(w0 @ expit(x) ** 2), float(w1 @ expit(-x) ** 2)  # 1 - sigmoid(x) = sigmoid(-x), no cancellation
 
     def decomposition(self) -> PopulationDecomposition:
         """Exact population terms of paper 000 eq. (2) (book ``eq-mse-decomposition``) for ``f = sigmoid``."""
@@ -161,7 +184,8 @@ class GaussianMixture:
         error0, error1 = self.class_conditional_mse()
         mse = (1.0 - pi) * error0 + pi * error1
         sharpness = self.expect(lambda t: (self._posterior_x(t) - pi) ** 2)
-        calibration = self.expect(lambda t: (expit(t) - self._posterior_x(t)) ** 2)
+        with np.errstate(over="ignore"):  # 2 mu t beyond the float range is +-inf, where the gap is exact
+            calibration = self.expect(lambda t: _sigmoid_gap(t, 2.0 * self.mu * t + self.log_prior_odds) ** 2)
         return PopulationDecomposition(
             mse=float(mse),
             variance=pi * (1.0 - pi),
@@ -208,10 +232,28 @@ class GaussianMixture:
         log_px = np.logaddexp(np.log(pi) + log_phi(x - mu), np.log(1.0 - pi) + log_phi(x + mu))
         return np.log(2.0 * mu * pi * (1.0 - pi)) + log_phi(x - mu) + log_phi(x + mu) - 3.0 * log_px
 
-    def smoothness_ratio(self, z) -> np.ndarray:
-        """The derivative ``dh*/dF_Z`` at forecasts ``z`` in (0, 1) (the local slope in (A3))."""
+    def smoothness_ratio(self, z, log: bool = False) -> np.ndarray:
+        """The derivative ``dh*/dF_Z`` at forecasts ``z`` in (0, 1) (the local slope in (A3)), or its logarithm.
+
+        Computed in ``x = logit(z)`` and in log space (book ``err-umb-smoothness``).
+        In the tails the ratio grows like ``exp(x^2/2 - 3 mu |x|)`` and leaves the
+        float range (at ``z = 1e-30`` it is about ``e^1966``); with ``log=True`` the
+        logarithm is returned, finite for every ``z`` in (0, 1).  With
+        ``log=False`` a ratio beyond the float range raises a ValueError naming
+        ``z`` instead of returning ``inf``.
+        """
         z = as_probabilities(z, "z", ndim=np.ndim(z), open_interval=True)
-        return np.exp(self._log_smoothness_ratio(logit(z)))
+        log_ratio = self._log_smoothness_ratio(logit(z))
+        if check_bool(log, "log"):
+            return log_ratio
+        too_large = log_ratio >= np.log(np.finfo(float).max)
+        if np.any(too_large):
+            first = float(np.atleast_1d(z)[np.atleast_1d(too_large)][0])
+            raise ValueError(
+                f"z holds forecasts (e.g. {first!r}) where dh*/dF_Z = exp({float(np.max(log_ratio)):.6g}) exceeds "
+                "the float range; use smoothness_ratio(z, log=True) for its logarithm"
+            )
+        return np.exp(log_ratio)
 
     def smoothness_constant(self, tail_mass: float = 1e-12) -> float:
         r"""The constant K of assumption (A3) on the central part of the forecast law.
@@ -413,7 +455,7 @@ class GaussianMixture:
         x = logit(zi)
         phi = lambda t: np.exp(-0.5 * t * t) / np.sqrt(2.0 * np.pi)  # noqa: E731
         density_x = self.prior * phi(x - self.mu) + (1.0 - self.prior) * phi(x + self.mu)
-        return np.where(inner, density_x / (zi * (1.0 - zi)), 0.0)
+        return np.where(inner, density_x / (zi * (1.0 - zi)), 0.0)[()]  # [()]: a scalar for a scalar z
 
     def recalibration_risk_by_quadrature(self, h, breakpoints=(), *, rtol: float = 1e-12) -> float:
         r"""Recalibration risk :math:`R(h) = \mathbb E[(h(Z) - h^*(Z))^2]` by adaptive quadrature in ``z``.
@@ -509,8 +551,10 @@ class RatingScaleExample:
     n_nodes: int = 160
 
     def __post_init__(self):
-        check_int(self.n_trials, "n_trials", minimum=1)
-        check_int(self.n_nodes, "n_nodes", minimum=2)
+        # Stored as Python ints: a float holding an integer (160.0) is accepted, as everywhere, but numpy's
+        # Gauss-Hermite rule and binom need an int, so the checked value replaces the given one.
+        object.__setattr__(self, "n_trials", check_int(self.n_trials, "n_trials", minimum=1))
+        object.__setattr__(self, "n_nodes", check_int(self.n_nodes, "n_nodes", minimum=2))
         for name in ("success0", "success1", "source_prior", "target_mean", "target_correlation", "target_prior"):
             check_open_unit(getattr(self, name), name)
         if not self.success1 > self.success0:
@@ -534,8 +578,16 @@ class RatingScaleExample:
 
     @property
     def source_posteriors(self) -> np.ndarray:
-        """Source posterior ``P[Y = 1 | S = s]`` by Bayes' rule (increasing in ``s``)."""
-        return self.source_prior * self.class_masses[1] / self.source_masses
+        """Source posterior ``P[Y = 1 | S = s]`` by Bayes' rule (increasing in ``s``).
+
+        Computed in log space, as the sigmoid of the log prior odds plus the
+        log-likelihood ratio ``log Bin(s; n, success1) - log Bin(s; n, success0)``:
+        the ratio of the two masses would be 0/0 on grades where both
+        underflow (e.g. ``n_trials=200, success0=1e-3, success1=2e-3``).
+        """
+        p, s, n = self.source_prior, self.scores, self.n_trials
+        log_ratio = binom.logpmf(s, n, self.success1) - binom.logpmf(s, n, self.success0)
+        return expit(np.log(p) - np.log1p(-p) + log_ratio)
 
     def vasicek_nodes(self) -> tuple[np.ndarray, np.ndarray]:
         """Gauss-Hermite nodes ``P(M_j)`` of the Vasicek success probability and their weights (sum 1)."""

@@ -656,10 +656,17 @@ reg("bounds.label_shift_binning_bound", dict(source_l1_error=0.1, weights=WEIGHT
 reg("bounds.bbse_error_bound",
     dict(confusion=np.array([[0.3, 0.05], [0.05, 0.6]]), weights=np.array([0.8, 1.2]), n_source=1000, n_target=1000, delta=0.1),
     dict(confusion=array(ndim=2), weights=array(length=True), n_source=integer(), n_target=integer(), delta=DELTA))
+reg("bounds.target_binning_bound",
+    dict(counts=np.array([300, 400, 300]), confusion=np.array([[0.45, 0.05], [0.05, 0.45]]), weights=np.array([0.4, 1.6]),
+         n_source=20000, n_target=20000, delta=0.1),
+    dict(counts=array(out=(("entry_0", [0, 5, 5]),), skip=("wrong_ndim",)), confusion=array(ndim=2),
+         weights=array(length=True, out=(("entry_0", [0.0, 1.0]),)), n_source=integer(), n_target=integer(), delta=DELTA))
 reg("bounds.lp_threshold", dict(epsilon=0.1, p=2.0), dict(epsilon=POS, p=PEXP))
 reg("bounds.lemma14_bound", dict(threshold=0.01, mass_threshold=0.01, p=2.0),
     dict(threshold=POS, mass_threshold=POS, p=PEXP, group_accuracy=NONNEG, bin_accuracy=NONNEG))
 reg("bounds.lemma7_sample_size", dict(mass_threshold=0.01, n_level_sets=10, delta=0.1),
+    dict(mass_threshold=P01, n_level_sets=integer(), delta=DELTA))
+reg("bounds.lemma7_sizes", dict(mass_threshold=0.01, n_level_sets=10, delta=0.1),
     dict(mass_threshold=P01, n_level_sets=integer(), delta=DELTA))
 reg("bounds.lemma8_sample_size", dict(accuracy=0.1, n_coords=3, n_events=10, delta=0.1),
     dict(accuracy=POS, n_coords=integer(), n_events=integer(), delta=DELTA))
@@ -683,6 +690,7 @@ CASES["conformal.conformal_scores"].args["u"] = None
 CASES["conformal.conformal_scores"].kinds["u"] = free("u=None draws uniforms; arrays are checked in a separate case")
 reg("conformal.true_label_scores", dict(scores=SC, y=Y3), dict(scores=array(ndim=2, length=True, skip=("wrong_ndim",)), y=labels()))
 reg("conformal.conformal_rank", dict(n=20, alpha=0.1), dict(n=integer(), alpha=P01))
+reg("conformal.exact_level", dict(alpha=0.1), dict(alpha=P01))
 reg("conformal.split_threshold", dict(cal_scores=SC[:, 0], alpha=0.1), dict(cal_scores=array(skip=("wrong_ndim",)), alpha=P01))  # (..., n)
 reg("conformal.weighted_masses", dict(y_cal=Y3, weights=WEIGHTS3, y=0),
     dict(y_cal=labels(length=False), weights=array(out=(("entry_neg", [-1.0, 1.0, 1.0]),)), y=integer(minimum=0, out=(3,))))
@@ -889,7 +897,7 @@ reg("scenarios.GaussianMixture.class_conditional_mse", {}, {}, **GM)
 reg("scenarios.GaussianMixture.decomposition", {}, {}, **GM)
 reg("scenarios.GaussianMixture.cdf", dict(z=Z), dict(z=array(skip=("wrong_ndim",), out=(("entry_1.5", np.r_[1.5, Z[1:]]),))), **GM)
 reg("scenarios.GaussianMixture.quantile", dict(q=Z), dict(q=array(skip=("wrong_ndim",), out=(("entry_1.5", np.r_[1.5, Z[1:]]),))), **GM)
-reg("scenarios.GaussianMixture.smoothness_ratio", dict(z=Z), dict(z=array(skip=("wrong_ndim",), out=(("entry_1.5", np.r_[1.5, Z[1:]]),))), **GM)
+reg("scenarios.GaussianMixture.smoothness_ratio", dict(z=Z), dict(z=array(skip=("wrong_ndim",), out=(("entry_1.5", np.r_[1.5, Z[1:]]),)), log=boolean()), **GM)
 reg("scenarios.GaussianMixture.smoothness_constant", {}, dict(tail_mass=real(out=(0.0, 0.5, -1.0))), **GM)
 reg("scenarios.GaussianMixture.population_risks", dict(edges=EDGES, values=VALUES),
     dict(edges=array(out=(("unsorted", [0, 0.7, 0.5, 1]),)), values=array(length=True, out=(("entry_1.5", [0.2, 1.5]),))), **GM)
@@ -994,6 +1002,7 @@ reg("symbolic.conformal.uniform_weight_masses", dict(n=3), dict(n=integer()), fi
 reg("symbolic.conformal.split_coverage_interval", dict(n_max=5, alphas=(0.1,)), dict(n_max=integer(),
     alphas=array(out=(("entry_0", [0.0]), ("entry_1", [1.0])))), finite=False)
 CASES["symbolic.conformal.split_coverage_interval"].args["alphas"] = (__import__("sympy").Rational(1, 10),)  # exact levels
+reg("symbolic.conformal.split_coverage_by_integration", dict(n_max=3), dict(n_max=integer()), finite=False)
 reg("symbolic.conformal.bernoulli_normal_limits", {}, {}, finite=False)
 reg("symbolic.decomposition.FiniteJointDistribution", dict(masses=(), cond=(), values=()), dict(masses=REC, cond=REC, values=REC))
 reg("symbolic.decomposition.finite_joint_distribution", dict(m=2), dict(m=integer()), finite=False)
@@ -1006,7 +1015,7 @@ reg("symbolic.label_shift.label_shift_composition_residuals", {}, {}, finite=Fal
 reg("symbolic.label_shift.lemma10_derivatives", {}, {}, finite=False)
 reg("symbolic.label_shift.theorem2_step2_residuals", {}, {}, finite=False)
 reg("symbolic.label_shift_weights.bayes_correction_residuals", dict(k=2), dict(k=integer(minimum=2)), finite=False)
-reg("symbolic.label_shift_weights.moment_identity_residuals", dict(k=2, m=2), dict(k=integer(minimum=2), m=integer()), finite=False)
+reg("symbolic.label_shift_weights.moment_identity_residuals", dict(k=2, m=2), dict(k=integer(minimum=2), m=integer(minimum=2)), finite=False)
 reg("symbolic.label_shift_weights.bbse_perturbation_residuals", dict(k=2), dict(k=integer(minimum=2)), finite=False)
 reg("symbolic.label_shift_weights.em_stationarity", dict(k=2, n=2), dict(k=integer(minimum=2), n=integer()), finite=False)
 reg("symbolic.label_shift_weights.remark5_chain", {}, {}, finite=False)
@@ -1018,7 +1027,8 @@ CASES["symbolic.multiclass.level_set_count_identity"].args["k_values"] = np.arra
 reg("symbolic.multiclass.patch_step_identity", dict(k=3, i=0), dict(k=integer(minimum=2), i=integer(minimum=0, out=(3,))), finite=False)
 reg("symbolic.multiclass.group_squared_error_identity", dict(k=3), dict(k=integer(minimum=2)), finite=False)
 reg("symbolic.multiclass.same_level_set_change", dict(k=3, y=0), dict(k=integer(minimum=2), y=integer(minimum=0, out=(3,))), finite=False)
-for _f in ("lemma11_constants", "termination_constants", "lemma8_constants", "two_worlds_errors"):
+for _f in ("lemma11_constants", "termination_constants", "lemma8_constants", "two_worlds_errors", "lemma7_bucket_constants",
+           "grid_gain_factor", "recalibration_lower_bound_constants"):
     reg(f"symbolic.multiclass.{_f}", {}, {}, finite=False)
 reg("symbolic.target_prior.implied_auc_residual", dict(n=2), dict(n=integer()), finite=False)
 reg("symbolic.target_prior.jensen_bounds_derivation", dict(m=2), dict(m=integer()), finite=False)
@@ -1036,8 +1046,9 @@ reg("experiments.binning.umb_risk_grid", dict(n_values=np.array([100, 200]), n_b
 reg("experiments.binning.umb_binwise_risks", dict(edges_list=[EDGES], values_list=[VALUES]), dict(edges_list=obj(), values_list=obj(),
     prior=PRIOR, mu=POS))
 reg("experiments.binning.umb_figure_summary", dict(grid=_grid()), dict(grid=obj(), delta=DELTA, tail_mass=real(out=(0.0, 0.5, -1.0))),
-    finite_ignore=("cal_bound", "risk_bound", "sha_bound", "sha_bound_a3", "exponents",
-                   "coverage_where_theorem_applies"))  # NaN by design: no cell of the tiny grid has n >= c B log(2B/delta)
+    finite_ignore=("cal_bound", "risk_bound", "sha_bound", "sha_bound_a3", "exponents", "cal_fits",
+                   "coverage_where_theorem_applies"))  # NaN by design, each listed with its reason in result["undefined"]:
+                   # no cell of the tiny grid has n >= c B log(2B/delta) or n/B >= 100 points per bin
 reg("experiments.binning.umb_a3_regime_start", dict(delta=0.1, smoothness=2.0, n_max=10**6),
     dict(delta=DELTA, smoothness=POS, n_max=integer()))
 reg("experiments.binning.umb_bin_statistics", dict(z=Z, y=Y, n_bins=4), dict(z=PROBS_ARR, y=labels(), n_bins=integer(), prior=PRIOR, mu=POS))
@@ -1054,6 +1065,10 @@ reg("experiments.binning_label_shift.theorem3_coverage", dict(scenario="two_clas
          rng=SEED))
 reg("experiments.binning_label_shift.theorem4_check", dict(scenario="two_class", n_source=200, n_weights=200, n_reps=3, n_cuts=2, rng=0),
     dict(scenario=SCEN, n_source=integer(), n_weights=integer(), n_reps=REPS, n_cuts=integer(), rng=SEED))
+reg("experiments.binning_label_shift.target_guarantee_coverage",
+    dict(scenario="two_class", sizes=np.array([[200, 20000]]), deltas=np.array([0.1, 0.5]), n_reps=3, n_cuts=2, rng=0),
+    dict(scenario=SCEN, sizes=array(ndim=2), deltas=array(out=(("entry_0", [0.0, 0.5]), ("entry_1.5", [1.5]))), n_reps=REPS,
+         n_cuts=integer(), rng=SEED))
 reg("experiments.binning_label_shift.podkopaev_figure2", dict(n_scatter=50, n_train=200, n_calibration=200, n_weights=200, n_test=200,
                                                              n_bins=4, rng=0),
     dict(n_scatter=integer(), n_train=integer(), n_calibration=integer(), n_weights=integer(), n_test=integer(), n_bins=integer(),
@@ -1133,8 +1148,8 @@ reg("experiments.multiclass.lp_error_grid", dict(k_values=np.array([3]), n_value
     dict(k_values=array(out=(("entry_1", [1]), ("entry_2.5", [2.5]))), n_values=NS(), p_values=array(out=(("entry_0.5", [0.5]),)),
          configs=obj(), n_reps=REPS, lam=LAM, rng=SEED),
     finite_ignore=("lemma8_ratio",))  # NaN without pools, by design
-reg("experiments.multiclass.lp_rate_summary", dict(grid=_mc_grid(), n_min=100), dict(grid=obj(), n_min=integer()),
-    finite_ignore=("theorem", "slopes"))
+reg("experiments.multiclass.lp_rate_summary", dict(grid=_mc_grid(), n_min=100), dict(grid=obj(), n_min=integer(), level=P01),
+    finite_ignore=("theorem", "slopes", "low", "high", "se"))
 reg("experiments.multiclass.level_sets_visited", dict(grid=_mc_grid()), dict(grid=obj()))
 reg("experiments.multiclass.exact_trajectory", dict(k=3, lam=0.25, threshold=0.01, p_values=np.array([2.0])),
     dict(k=integer(minimum=2), lam=LAM, threshold=POS, p_values=array(out=(("entry_0.5", [0.5]),))))
@@ -1148,6 +1163,11 @@ reg("experiments.multiclass.light_level_sets_check", dict(k=3, lam=0.25, thresho
     dict(k=integer(minimum=2), lam=LAM, threshold_values=array(out=(("entry_0", [0.0]),)), p_values=array(out=(("entry_0.5", [0.5]),))))
 reg("experiments.multiclass.level_set_mass_check", dict(k=3, lam=0.25, threshold=0.05, n_reps=2, rng=0),
     dict(k=integer(minimum=2), lam=LAM, threshold=POS, delta=DELTA, n_reps=REPS, rng=SEED))
+reg("experiments.multiclass.guaranteed_version_demo", dict(k=3, lam=0.5, n=300, n_reps=1, p_values=np.array([2.0]), rng=0),
+    dict(k=integer(minimum=2), lam=LAM, temperature=POS, n=integer(), n_reps=REPS, p_values=array(out=(("entry_0.5", [0.5]),)), rng=SEED),
+    finite_ignore=("lemma8_ratio",))  # NaN when no level set is heavy (no answers), as documented
+reg("experiments.multiclass.bernoulli_test_size", dict(eps_values=np.array([0.2]), error=0.25),
+    dict(eps_values=array(out=(("entry_0", [0.0]), ("entry_0.7", [0.7]))), error=real(out=(0.0, 0.5, 0.7))))
 
 TP = "experiments.target_prior."
 reg(TP + "Table1Row", dict(method="x", mean=0.1, auc=0.8, mean_sqrt=0.3), dict(method=REC, mean=REC, auc=REC, mean_sqrt=REC))

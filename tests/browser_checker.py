@@ -1,18 +1,33 @@
 """Open built pages in headless Chromium with the network cut off, and list what a reader would see go wrong.
 
 Pages are opened from ``file://`` URLs, as a reader opens ``_build/html``
-without a connection; every request to anything but a local file is
-aborted and reported.  On each page: every formula must have been typeset
-by MathJax (no raw ``\\(`` or ``$$`` left in the text, a MathJax container
-in every math node, no MathJax error), every image loaded with a non-zero
-size, no failed request, no console error.
+without a connection, in a browser with no special file permissions (a
+page that reads other files by ``fetch``/XHR fails here as it fails for the
+reader); every request to anything but a local file is aborted and
+reported.  On each page:
+
+* every formula typeset by MathJax (no raw ``\\(`` or ``$$`` left in the
+  text, a MathJax container in every math node, no MathJax error), kept
+  out of the tab order and carrying its assistive MathML;
+* every image loaded with a non-zero size and an alt text that describes
+  it (not empty, not a file name or a path, not a bare "Figure 3");
+* no failed request, no console error;
+* the document no wider than the window, at a desktop and a phone width;
+* no axe-core violation, with colour contrast checked in light and dark
+  mode, except on elements the caller excuses (markup that the book does
+  not control).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
 from browser import wait_for_mathjax
+
+#: Window widths (px) at which no page may scroll sideways: a desktop and a phone.
+WIDTHS = (1280, 390)
 
 #: Run in the page once MathJax has finished: counts of what went wrong.
 _PAGE_REPORT = """() => {
@@ -31,29 +46,133 @@ _PAGE_REPORT = """() => {
   }
   const images = [...document.images].filter((img) => !img.complete || img.naturalWidth === 0)
       .map((img) => img.getAttribute('src'));
-  return {math: math.length, untypeset, errors, raw, images,
+  const formulas = [...document.querySelectorAll('mjx-container')];
+  // a display formula wider than its box scrolls and must be reachable by keyboard; no other formula
+  const tabStops = formulas.filter((el) => el.hasAttribute('tabindex') && el.tabIndex >= 0
+      && !(el.getAttribute('display') === 'true' && el.scrollWidth > el.clientWidth)).length;
+  const noMathML = formulas.filter((el) => !el.querySelector('mjx-assistive-mml math')).length;
+  const badAlt = [];
+  for (const img of document.images) {
+    const src = img.getAttribute('src') || '';
+    const file = decodeURIComponent(src.split(/[?#]/)[0].split(/[\\/\\\\]/).pop());
+    const stem = file.replace(/\\.[^.]+$/, '');
+    const alt = (img.getAttribute('alt') || '').trim();
+    let why = null;
+    if (!alt) why = 'no alt text';
+    else if (/[\\/\\\\]/.test(alt) && !/\\s/.test(alt)) why = 'alt text is a path';
+    else if (/\\.(png|svg|jpe?g|gif|webp|pdf)$/i.test(alt) || alt === file || alt === stem) why = 'alt text is a file name';
+    else if (/^(figure|fig\\.?|image|img|plot|graph|chart|picture)\\s*[\\d.]*$/i.test(alt)) why = 'alt text only names the figure';
+    if (why) badAlt.push(`${src} (${why}: ${JSON.stringify(alt.slice(0, 60))})`);
+  }
+  return {math: math.length, untypeset, errors, raw, images, badAlt, tabStops, noMathML,
+          formulas: formulas.length,
           proofs: document.querySelectorAll('div.proof, div.admonition.theorem, div.theorem').length,
           exercises: document.querySelectorAll('div.exercise, div.solution').length};
 }"""
 
+#: The document's width against the window's, and the elements that stick out.
+_WIDTH_REPORT = """() => {
+  const root = document.documentElement;
+  const limit = root.clientWidth;
+  if (root.scrollWidth <= limit) return {scroll: root.scrollWidth, client: limit, wide: []};
+  const clipped = (el) => {
+    for (let p = el; p && p !== document.body; p = p.parentElement) {
+      const style = getComputedStyle(p);
+      if (p !== el && style.overflowX !== 'visible' || style.position === 'fixed') return true;
+      if (style.display === 'none' || style.visibility === 'hidden') return true;
+    }
+    return false;
+  };
+  const name = (el) => el.tagName.toLowerCase() + (el.id ? '#' + el.id : '')
+      + [...el.classList].slice(0, 3).map((c) => '.' + c).join('');
+  const wide = [...document.body.querySelectorAll('*')]
+      .filter((el) => el.getBoundingClientRect().right > limit + 1 && !clipped(el))
+      .filter((el, _, all) => !all.includes(el.parentElement))
+      .slice(0, 5)
+      .map((el) => `${name(el)} (${Math.round(el.getBoundingClientRect().right)} px: ${JSON.stringify(el.textContent.trim().slice(0, 50))})`);
+  return {scroll: root.scrollWidth, client: limit, wide};
+}"""
 
-def check_page(context, path: Path, *, screenshot: Path | None = None) -> dict:
+#: Run axe-core (already injected) and mark each failing element that lies inside the selector excused for its rule.
+_AXE_RUN = """async ([excused, options]) => {
+  const results = await axe.run(document, options);
+  return results.violations.map((v) => ({
+    id: v.id, help: v.help,
+    nodes: v.nodes.map((n) => {
+      const target = n.target[0];
+      const el = typeof target === 'string' ? document.querySelector(target) : null;
+      return {target: n.target.join(' '), html: n.html.slice(0, 100),
+              excused: !!(el && excused[v.id] && el.closest(excused[v.id])),
+              summary: (n.failureSummary || '').split('\\n').slice(1, 2).join('').trim().slice(0, 140)};
+    }),
+  }));
+}"""
+
+#: axe-core options: report violations only; no ``preload`` of the style sheets, which axe
+#: would fetch by XHR (refused between ``file://`` pages) and which only css-orientation-lock needs.
+_AXE_OPTIONS = {"resultTypes": ["violations"], "preload": False}
+
+_SET_MODE = "(mode) => { document.documentElement.dataset.theme = mode; document.documentElement.dataset.mode = mode; }"
+
+
+def _axe_script() -> str:
+    from axe_playwright_python.base import AXE_SCRIPT
+
+    return AXE_SCRIPT
+
+
+def axe_violations(page, *, excused: dict[str, tuple[str, str]] | None = None) -> list[dict]:
+    """axe-core violations of the open page, light mode (all rules) then dark mode (colour contrast).
+
+    ``excused`` maps a rule id to ``(CSS selector, reason)``.  Each violation is
+    ``{"id", "help", "mode", "nodes"}``; every node carries ``excused=True``
+    when it lies inside the selector excused for its rule.
+    """
+    selectors = {rule: selector for rule, (selector, _reason) in (excused or {}).items()}
+    if not page.evaluate("() => !!window.axe"):
+        page.evaluate(_axe_script())
+        # colours are judged as they settle: no transition half-way between light and dark
+        page.add_style_tag(content="*, *::before, *::after { transition: none !important; animation: none !important; }")
+    found = []
+    for mode, options in (
+        ("light", {**_AXE_OPTIONS}),
+        ("dark", {**_AXE_OPTIONS, "runOnly": ["color-contrast"]}),
+    ):
+        page.evaluate(_SET_MODE, mode)
+        found += [{**v, "mode": mode} for v in page.evaluate(_AXE_RUN, [selectors, options])]
+    page.evaluate(_SET_MODE, "light")
+    return found
+
+
+def check_page(
+    context, path: Path, *, screenshot: Path | None = None, axe: bool = True, excused: dict[str, tuple[str, str]] | None = None
+) -> dict:
     """Open one page, wait for MathJax, and return its report.
 
     The report holds ``problems`` (a list of messages; empty when the page is
-    fine) and the counts ``math``, ``proofs`` and ``exercises``.
+    fine), the counts ``math``, ``proofs`` and ``exercises``, the document's
+    width at each of :data:`WIDTHS`, and ``violations``: every axe-core
+    violation found, those on elements inside the selector that ``excused``
+    gives for the rule included and marked ``excused`` (only the others are
+    problems).
     """
     page = context.new_page()
     failed, console = [], []
     page.on("requestfailed", lambda req: failed.append(f"{req.url} ({req.failure})"))
     page.on("console", lambda msg: console.append(msg.text) if msg.type == "error" else None)
     page.on("pageerror", lambda exc: console.append(str(exc)))
+    page.set_viewport_size({"width": WIDTHS[0], "height": 900})
     page.goto(Path(path).resolve().as_uri(), wait_until="load")
     has_mathjax = wait_for_mathjax(page)
     report = page.evaluate(_PAGE_REPORT)
     if screenshot is not None:
         screenshot.parent.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(screenshot), full_page=False)
+    violations = axe_violations(page, excused=excused) if axe else []
+    widths = {}
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 900})
+        widths[width] = page.evaluate(_WIDTH_REPORT)
     page.close()
     name = Path(path).name
     problems = []
@@ -62,15 +181,38 @@ def check_page(context, path: Path, *, screenshot: Path | None = None) -> dict:
     problems += [f"{name}: formula not typeset: {t!r}" for t in report["untypeset"]]
     problems += [f"{name}: MathJax error: {t!r}" for t in report["errors"]]
     problems += [f"{name}: raw TeX in the page text: {t!r}" for t in report["raw"]]
+    if report["tabStops"]:
+        problems.append(f"{name}: {report['tabStops']} of {report['formulas']} formulas are in the tab order")
+    if report["noMathML"]:
+        problems.append(f"{name}: {report['noMathML']} of {report['formulas']} formulas have no assistive MathML")
     problems += [f"{name}: image not loaded: {src}" for src in report["images"]]
+    problems += [f"{name}: image without a describing alt text: {a}" for a in report["badAlt"]]
     problems += [f"{name}: failed request: {r}" for r in failed]
     problems += [f"{name}: console error: {m}" for m in console]
-    return {"problems": problems, **{k: report[k] for k in ("math", "proofs", "exercises")}}
+    for width, w in widths.items():
+        if w["scroll"] > w["client"]:
+            problems.append(
+                f"{name}: {w['scroll']} px wide in a {width} px window (scrolls sideways); sticking out: {'; '.join(w['wide'])}"
+            )
+    for v in violations:
+        own = [n for n in v["nodes"] if not n["excused"]]
+        if own:
+            where = "; ".join(f"{n['target']} {n['summary']}" for n in own[:3])
+            problems.append(f"{name}: axe {v['id']} ({v['mode']} mode, {len(own)} elements: {v['help']}): {where}")
+    return {
+        "problems": problems,
+        "violations": violations,
+        "widths": {width: w["scroll"] for width, w in widths.items()},
+        **{k: report[k] for k in ("math", "proofs", "exercises")},
+    }
 
 
-def search_hits(context, search_page: Path, word: str) -> int:
-    """Number of results the built search page lists for ``word``."""
+def search_hits(context, search_page: Path, word: str) -> dict:
+    """What the built search page shows for ``word``: number of results, of result snippets, console errors."""
     page = context.new_page()
+    console = []
+    page.on("console", lambda msg: console.append(msg.text) if msg.type == "error" else None)
+    page.on("pageerror", lambda exc: console.append(str(exc)))
     page.goto(Path(search_page).resolve().as_uri() + f"?q={word}", wait_until="load")
     page.wait_for_function(
         "() => document.querySelector('#search-results p.search-summary, #search-results .search-summary')"
@@ -78,5 +220,10 @@ def search_hits(context, search_page: Path, word: str) -> int:
         timeout=20_000,
     )
     hits = page.evaluate("() => document.querySelectorAll('#search-results ul.search li').length")
+    try:  # snippets are added asynchronously, one per page result
+        page.wait_for_function("() => document.querySelector('#search-results ul.search li p.context')", timeout=5_000)
+    except PlaywrightTimeout:
+        pass
+    snippets = page.evaluate("() => document.querySelectorAll('#search-results ul.search li p.context').length")
     page.close()
-    return hits
+    return {"hits": hits, "snippets": snippets, "console": console}

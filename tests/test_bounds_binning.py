@@ -126,3 +126,27 @@ def test_stated_optimum_grows_like_sqrt_n_before_the_a3_branch():
 def test_bad_input(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_smoothness_ratio_in_log_space_matches_the_closed_form_far_in_the_tails():
+    # Regression (issue 20, item 18): at z = 1e-30 the ratio dh*/dF_Z is about e^1976 and exp()
+    # returned inf.  Reference for prior 1/2 (book, exercise on where K is attained):
+    # dh*/dF_Z = mu / (2 phi(mu)) * exp(x^2 / 2) / cosh(mu x)^3, x = logit z, in 50-digit arithmetic.
+    import mpmath
+
+    from companion.scenarios import GaussianMixture
+
+    mixture = GaussianMixture(0.5, 2.0)
+    z = np.array([1e-300, 1e-30, 1e-5, 0.3, 0.5, 1 - 1e-12])
+    got = mixture.smoothness_ratio(z, log=True)
+    with mpmath.workdps(50):
+        mu = mpmath.mpf(2)
+        x = [mpmath.log(mpmath.mpf(v)) - mpmath.log1p(-mpmath.mpf(v)) for v in z]
+        want = [float(mpmath.log(mu / (2 * mpmath.npdf(mu))) + t * t / 2 - 3 * mpmath.log(mpmath.cosh(mu * t))) for t in x]
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert got[1] > np.log(np.finfo(float).max)  # the value itself is not a float
+    np.testing.assert_allclose(mixture.smoothness_ratio(z[2:]), np.exp(want[2:]), rtol=1e-11)
+    with pytest.raises(ValueError, match=r"z holds forecasts .*log=True"):
+        mixture.smoothness_ratio(z)
+    with pytest.raises(ValueError, match="log"):
+        mixture.smoothness_ratio(z, log="yes")

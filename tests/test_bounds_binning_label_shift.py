@@ -150,3 +150,21 @@ def test_theorem4_source_factor_kappa_is_attained_up_to_two():
     lhs = np.abs(posterior_correction(u, w) - posterior_correction(t, w)).sum()
     ratio = lhs / label_shift_binning_bound(np.abs(u - t).sum(), w, w)
     assert 0.49 < ratio <= 0.5
+
+
+def test_target_binning_bound_matches_the_three_formulas_by_hand():
+    from companion.bounds import target_binning_bound
+
+    conf, w = np.array([[0.45, 0.05], [0.05, 0.45]]), np.array([0.4, 1.6])
+    counts, n_w, delta = np.array([3000, 4000, 3000]), 20_000, 0.1
+    s_min = np.linalg.svd(conf, compute_uv=False).min()  # 0.4 for this matrix
+    assert abs(s_min - 0.4) < 1e-12
+    a_q, a_p = np.sqrt(np.log(8 / (delta / 2)) / (2 * n_w)), np.sqrt(np.log(16 / (delta / 2)) / (2 * n_w))
+    beta = (np.sqrt(2) * a_q + 2 * a_p * np.hypot(0.4, 1.6)) / (s_min - 2 * a_p)
+    eps = 2 / np.sqrt(counts) * np.sqrt(0.5 * np.log(3 * 4 / (delta / 2)))
+    expected = 2 * 4.0 * eps + 2 * beta / 0.4
+    np.testing.assert_allclose(target_binning_bound(counts, conf, w, n_w, n_w, delta), expected, rtol=1e-12)
+    with pytest.raises(ValueError, match="too small for the guarantee"):
+        target_binning_bound(counts, conf, w, 2_000, 2_000, delta)  # beta >= min weight
+    with pytest.raises(ValueError, match="weights"):
+        target_binning_bound(counts, conf, np.array([0.0, 2.0]), n_w, n_w, delta)

@@ -5,6 +5,7 @@ Fixture pages load MathJax from the copy that the book ships
 """
 
 import importlib.util
+import json
 from pathlib import Path
 
 import pytest
@@ -19,15 +20,26 @@ PNG_1x1 = bytes.fromhex(
 )
 
 
-def page(tmp_path, body: str, *, mathjax: bool = True) -> Path:
+#: MathJax set up as the book sets it (_config.yml, mathjax3_config): formulas are not tab stops.
+BOOK_MATHJAX_CONFIG = "<script>window.MathJax = {options: {menuOptions: {settings: {inTabOrder: false}}}};</script>"
+
+
+def page(tmp_path, body: str, *, mathjax: bool = True, head: str = BOOK_MATHJAX_CONFIG, outside: str = "") -> Path:
+    """A fixture page: ``body`` inside a ``<main>`` landmark under a heading (``outside`` after it), with the book's MathJax."""
     (tmp_path / "dot.png").write_bytes(PNG_1x1)
     script = f'<script defer src="{MATHJAX.as_uri()}"></script>' if mathjax else ""
     path = tmp_path / "page.html"
-    path.write_text(f"<html><head>{script}</head><body>{body}</body></html>")
+    path.write_text(
+        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Fixture</title>{head}{script}</head>'
+        f"<body><main><h1>Fixture</h1>{body}</main>{outside}</body></html>"
+    )
     return path
 
 
-GOOD = r'<p>Inline <span class="math">\(x^2 + \frac{1}{2}\)</span>.</p><div class="math">\[ a = b \tag{1} \]</div><img src="dot.png">'
+GOOD = (
+    r'<p>Inline <span class="math">\(x^2 + \frac{1}{2}\)</span>.</p><div class="math">\[ a = b \tag{1} \]</div>'
+    '<img src="dot.png" alt="A single black dot: the risk does not change with the number of bins.">'
+)
 
 
 @pytest.fixture(scope="module")
@@ -39,6 +51,7 @@ def browser():
 def test_good_page_passes(tmp_path, browser):
     report = check_page(browser[0], page(tmp_path, GOOD))
     assert report["problems"] == [] and report["math"] == 2
+    assert report["violations"] == [] and report["widths"] == {1280: 1280, 390: 390}
 
 
 def test_page_without_mathjax_is_caught(tmp_path, browser):
@@ -60,9 +73,120 @@ def test_tex_that_mathjax_skipped_is_caught(tmp_path, browser):
 
 
 def test_remote_and_missing_images_are_caught(tmp_path, browser):
-    body = GOOD + '<img src="https://example.org/remote.png"><img src="missing.png">'
+    body = GOOD + '<img src="https://example.org/remote.png" alt="A remote picture"><img src="missing.png" alt="A missing picture">'
     context, blocked = browser
     problems = check_page(context, page(tmp_path, body))["problems"]
     assert "https://example.org/remote.png" in blocked
     assert any("image not loaded: missing.png" in p for p in problems)
     assert any("failed request" in p for p in problems)
+
+
+def test_fetch_of_another_local_page_is_caught(tmp_path, browser):
+    """The browser has no special file permissions: a page that reads another file by fetch fails, as for a reader."""
+    (tmp_path / "other.html").write_text("<p>other</p>")
+    body = GOOD + "<script>fetch('other.html').then((r) => r.text());</script>"
+    problems = check_page(browser[0], page(tmp_path, body), axe=False)["problems"]
+    assert any("console error" in p for p in problems), problems
+
+
+def test_page_wider_than_a_phone_is_caught(tmp_path, browser):
+    body = GOOD + '<p><code class="wide" style="white-space: nowrap">a_very_long_identifier_' + "x" * 60 + "</code></p>"
+    report = check_page(browser[0], page(tmp_path, body), axe=False)
+    assert report["widths"][1280] == 1280 and report["widths"][390] > 390
+    wide = [p for p in report["problems"] if "scrolls sideways" in p]
+    assert len(wide) == 1 and "in a 390 px window" in wide[0] and "code.wide" in wide[0], report["problems"]
+
+
+@pytest.mark.parametrize(
+    ("alt", "why"),
+    [
+        (None, "no alt text"),
+        ("  ", "no alt text"),
+        ("../_images/dot.png", "alt text is a path"),
+        ("_images/4b39307", "alt text is a path"),
+        ("dot.png", "alt text is a file name"),
+        ("dot", "alt text is a file name"),
+        ("calibration_curve.svg", "alt text is a file name"),
+        ("Figure 3", "alt text only names the figure"),
+    ],
+)
+def test_image_without_a_describing_alt_text_is_caught(tmp_path, browser, alt, why):
+    attribute = "" if alt is None else f' alt="{alt}"'
+    body = GOOD + f'<img src="dot.png?v=2"{attribute}>'
+    problems = check_page(browser[0], page(tmp_path, body), axe=False)["problems"]
+    assert any("image without a describing alt text: dot.png?v=2" in p and why in p for p in problems), problems
+
+
+def test_alt_text_with_a_fraction_is_not_a_path(tmp_path, browser):
+    body = GOOD + '<img src="dot.png" alt="The risk falls like 1/B as the number of bins B grows.">'
+    assert check_page(browser[0], page(tmp_path, body), axe=False)["problems"] == []
+
+
+def test_low_contrast_from_the_page_css_is_caught(tmp_path, browser):
+    """Links at 4.29:1 on a tinted box (the theme's blue on an exercise box before the fix)."""
+    style = "<style>.box { background: #ecf3ff; } .box a { color: #176de8; }</style>"
+    body = GOOD + '<div class="box"><p>See <a href="#x">Definition 1.1</a>.</p></div>'
+    problems = check_page(browser[0], page(tmp_path, body, head=BOOK_MATHJAX_CONFIG + style))["problems"]
+    assert any("axe color-contrast (light mode, 1 elements" in p for p in problems), problems
+
+
+def test_low_contrast_in_dark_mode_only_is_caught(tmp_path, browser):
+    style = '<style>html[data-theme="dark"] body { background: #121212; } html[data-theme="dark"] .note { color: #4a4a4a; }</style>'
+    body = GOOD + '<p class="note">A note that is dark grey on black in dark mode.</p>'
+    problems = check_page(browser[0], page(tmp_path, body, head=BOOK_MATHJAX_CONFIG + style))["problems"]
+    contrast = [p for p in problems if "color-contrast" in p]
+    assert len(contrast) == 1 and "dark mode" in contrast[0], problems
+
+
+def test_excused_rules_are_excused_only_inside_their_markup(tmp_path, browser):
+    """Content outside any landmark (axe's "region") excused in the theme's sidebar is not excused elsewhere."""
+    excused = {"region": (".bd-sidebar-primary", "the theme's sidebar")}
+    outside = '<div class="{cls}"><p>Text outside every landmark.</p></div>'
+    themed = check_page(browser[0], page(tmp_path, GOOD, outside=outside.format(cls="bd-sidebar-primary")), excused=excused)
+    assert themed["problems"] == [] and [v["id"] for v in themed["violations"]] == ["region"]
+    own = check_page(browser[0], page(tmp_path, GOOD, outside=outside.format(cls="book-aside")), excused=excused)["problems"]
+    assert any("axe region" in p for p in own), own
+
+
+def test_formulas_in_the_tab_order_are_caught(tmp_path, browser):
+    """MathJax's default makes every formula a tab stop; the book's setting does not."""
+    problems = check_page(browser[0], page(tmp_path, GOOD, head=""), axe=False)["problems"]
+    assert any("2 of 2 formulas are in the tab order" in p for p in problems), problems
+
+
+def test_formulas_without_assistive_mathml_are_caught(tmp_path, browser):
+    head = "<script>window.MathJax = {options: {menuOptions: {settings: {inTabOrder: false, assistiveMml: false}}}};</script>"
+    problems = check_page(browser[0], page(tmp_path, GOOD, head=head), axe=False)["problems"]
+    assert any("2 of 2 formulas have no assistive MathML" in p for p in problems), problems
+
+
+def test_scrolling_formula_must_be_reachable_by_keyboard(tmp_path, browser):
+    """A display formula wider than its box scrolls; with formulas out of the tab order it needs its own tab stop."""
+    style = "<style>mjx-container { overflow: auto; } .narrow { width: 200px; }</style>"
+    wide = r'<div class="narrow"><div class="math">\[ ' + " + ".join(f"x_{{{i}}}" for i in range(40)) + r" \]</div></div>"
+    problems = check_page(browser[0], page(tmp_path, GOOD + wide, head=BOOK_MATHJAX_CONFIG + style))["problems"]
+    assert any("axe scrollable-region-focusable" in p for p in problems), problems
+
+
+def test_search_snippets_are_served_without_fetching_a_file(tmp_path, browser):
+    """book/_ext/offline_search.py: Sphinx's snippet fetch of a page is answered from the shipped texts, no console error."""
+    from offline_search import _SHIM, page_text
+
+    built = (
+        '<html><body><nav>Menu</nav><div role="main"><section id="sec"><h2>Sharpness<a class="headerlink">#</a></h2>'
+        "<p>The sharpness risk <em>shrinks</em>.</p><script>var hidden = 1;</script></section></div></body></html>"
+    )
+    (tmp_path / "texts.js").write_text(f"window.BOOK_SEARCH_TEXTS = {json.dumps({'book/other': page_text(built)})};")
+    read = (
+        "fetch('./book/other.html').then((r) => r.text()).then((t) => { document.getElementById('out').textContent ="
+        " new DOMParser().parseFromString(t, 'text/html').querySelector('[role=main] #sec').textContent; });"
+    )
+    body = f'<p id="out"></p><script src="texts.js"></script><script>{_SHIM}</script><script>{read}</script>'
+    tab = browser[0].new_page()
+    console = []
+    tab.on("console", lambda msg: console.append(msg.text) if msg.type == "error" else None)
+    tab.goto(page(tmp_path, body, mathjax=False).as_uri(), wait_until="load")
+    tab.wait_for_function("() => document.getElementById('out').textContent")
+    assert tab.evaluate("() => document.getElementById('out').textContent") == "SharpnessThe sharpness risk shrinks."
+    tab.close()
+    assert console == []

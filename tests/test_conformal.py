@@ -12,6 +12,7 @@ from companion.conformal import (
     conformal_rank,
     conformal_scores,
     coverage,
+    exact_level,
     label_conditional_thresholds,
     mass_above,
     oracle_sets,
@@ -78,11 +79,39 @@ def test_randomized_score_uniform_under_true_posterior():
         assert abs(np.mean(s <= t) - t) < 4 * math.sqrt(t * (1 - t) / n)
 
 
-@pytest.mark.parametrize("alpha", [0.05, 0.1, 0.18, 0.2, 0.3, 1 / 3, 0.5, 0.9, Fraction(1, 7)])
-def test_rank_exact(alpha):
-    a = Fraction(alpha) if isinstance(alpha, Fraction) else Fraction(repr(alpha))
-    for n in range(1, 250):
-        assert conformal_rank(n, alpha) == math.ceil((1 - a) * (n + 1))
+# levels as the user means them: the companion gets the float, the check the intended fraction
+LEVELS = [Fraction(1, 20), Fraction(1, 10), Fraction(9, 50), Fraction(1, 5), Fraction(1, 4), Fraction(3, 10),
+          Fraction(1, 3), Fraction(1, 2), Fraction(2, 3), Fraction(1, 6), Fraction(1, 7), Fraction(9, 10)]
+
+
+@pytest.mark.parametrize("intended", LEVELS)
+def test_rank_exact(intended):
+    for alpha in (float(intended), intended):
+        for n in range(1, 250):
+            assert conformal_rank(n, alpha) == math.ceil((1 - intended) * (n + 1))
+
+
+def test_exact_level_reads_floats_as_the_simplest_fraction():
+    # regression (referee of issue 20): 1/3 was read as the decimal 0.3333333333333333, so split_threshold and
+    # weighted_thresholds with equal weights disagreed for 100 of n = 1..300
+    for q in range(1, 201):  # every p/q with q <= 200 comes back exactly
+        for p in range(1, q):
+            if math.gcd(p, q) == 1:
+                assert exact_level(p / q) == Fraction(p, q)
+    def simplest(x, r):  # r rounds to x, and the closest fraction of smaller denominator (stdlib search) does not
+        return float(r) == x and float(Fraction(x).limit_denominator(r.denominator - 1)) != x
+
+    rng = np.random.default_rng(30)
+    for m in rng.integers(1, 10**7, size=2000):  # a level with at most seven decimals is that decimal
+        x = int(m) / 10**7
+        assert exact_level(x) == Fraction(int(m), 10**7) and simplest(x, Fraction(int(m), 10**7))
+    for m in rng.integers(1, 5 * 10**7, size=2000):  # eight decimals below 1/2
+        x = int(m) / 10**8
+        assert exact_level(x) == Fraction(int(m), 10**8) and simplest(x, Fraction(int(m), 10**8))
+    assert exact_level(0.57896027) != Fraction(57896027, 10**8)  # not always above 1/2: 53647059/92661037
+    for x in rng.random(2000):  # generic floats
+        assert simplest(float(x), exact_level(x))
+    assert exact_level(Fraction(1, 3)) == Fraction(1, 3) and exact_level(np.float64(0.1)) == Fraction(1, 10)
 
 
 def test_rank_float_trap():
@@ -96,9 +125,9 @@ def test_split_threshold_against_brute_force_quantile():
     for _ in range(300):
         n = int(rng.integers(1, 40))
         s = rng.integers(0, 10, size=n) / 9  # ties included
-        alpha = float(rng.choice([0.05, 0.1, 0.2, 0.25, 0.3, 0.5]))
-        expected = brute_quantile(list(s) + [1.0], [1] * (n + 1), alpha)
-        assert split_threshold(s, alpha) == float(expected)
+        intended = LEVELS[int(rng.integers(len(LEVELS)))]
+        expected = brute_quantile(list(s) + [1.0], [1] * (n + 1), intended)
+        assert split_threshold(s, float(intended)) == float(expected)
 
 
 def test_weighted_thresholds_exact_rational_integer_weights():
@@ -136,22 +165,108 @@ def test_weighted_thresholds_float_weights_brute_force():
             assert got[y] == atoms[order][j]
 
 
+def exact_weighted_threshold(scores, labels, weights, y, alpha):
+    """Eq. (8) straight from its definition, in exact rationals: Fractions for scores, weights and level."""
+    masses = [Fraction(weights[c]) for c in labels] + [Fraction(weights[y])]
+    return brute_quantile(list(scores) + [1.0], masses, alpha)
+
+
+@pytest.mark.parametrize("scale", [1.0, 3.0, 1 / 3, 0.7, 17.3, 1e-9, 2.5e7])
+def test_float_weights_decide_ties_as_exact_eq8(scale):
+    # float weights that stand for small rationals (a / b: 1/3, 5/6, ...), times a common factor c: every
+    # threshold must equal eq. (8) in exact arithmetic with the rational weights a / b. The level is hit
+    # exactly in many of these problems (small denominators, scores with ties).
+    rng = np.random.default_rng(20)
+    ties = 0
+    for _ in range(200):
+        k = int(rng.integers(2, 5))
+        num, den = rng.integers(0, 7, size=k), rng.integers(1, 7, size=k)
+        num[0] = max(num[0], 1)  # not all zero
+        exact_w = [Fraction(int(a), int(b)) for a, b in zip(num, den)]
+        w = scale * (num / den)
+        n = int(rng.integers(1, 40))
+        s = rng.integers(0, 12, size=n) / 11  # ties among the scores too
+        labels = rng.integers(0, k, size=n)
+        if sum(exact_w[c] for c in labels) == 0:
+            labels[0] = 0
+        intended = LEVELS[int(rng.integers(len(LEVELS)))]  # among them 1/3, 2/3, 1/6, 1/7
+        got = weighted_thresholds(s, labels, w, float(intended))
+        for y in range(k):
+            assert got[y] == float(exact_weighted_threshold(s, labels, exact_w, y, intended))
+            level = (1 - intended) * (sum(exact_w[c] for c in labels) + exact_w[y])
+            ties += any(sum(exact_w[c] for c, v in zip(labels, s) if v <= z) == level for z in s)
+    assert ties >= 10  # the problems do exercise exact ties (16 of the 200 x k thresholds)
+
+
+def test_figure1_weights_against_exact_rationals_and_scale():
+    # regression (referee of issue 20): with w* = q/p as floats on the toy of Figure 1, 0.3/0.1 = 2.9999999999999996
+    # and ties C_j = 0.9 (C_n + w_y) (about 5% of the thresholds at odd n) were broken upwards
+    rng = np.random.default_rng(21)
+    p, q = np.array([0.1, 0.6, 0.3]), np.array([0.3, 0.2, 0.5])
+    w = q / p
+    w_int = np.array([9, 1, 5])  # exactly proportional to (3, 1/3, 5/3)
+    R, n = 4000, 25
+    y = rng.choice(3, size=(R, n), p=p)
+    s = rng.random((R, n))
+    order = np.argsort(s, axis=-1)
+    s_sorted = np.take_along_axis(s, order, axis=-1)
+    cum = np.cumsum(w_int[np.take_along_axis(y, order, axis=-1)], axis=-1)
+    ties = 0
+    for c, scale in enumerate((1.0, 3.0, 1 / 3, 0.7)):
+        got = weighted_thresholds(s, y, scale * w, 0.1)
+        for yy in range(3):
+            reached = 10 * cum >= 9 * (cum[:, -1:] + w_int[yy])  # exact integers
+            expected = np.where(reached.any(axis=-1), s_sorted[np.arange(R), np.argmax(reached, axis=-1)], 1.0)
+            np.testing.assert_array_equal(got[:, yy], expected)
+            ties += int(np.sum(np.any(10 * cum == 9 * (cum[:, -1:] + w_int[yy]), axis=-1))) if c == 0 else 0
+    assert ties > 300
+
+
 def test_uniform_weights_give_split_threshold_exactly():
     rng = np.random.default_rng(6)
     for n in range(1, 120):
         s = rng.random(n)
         labels = rng.integers(0, 3, size=n)
-        for alpha in (0.05, 0.1, 0.18, 0.3, 0.7):
+        for alpha in (0.05, 0.1, 0.18, 0.3, 0.7, 1 / 3, 2 / 3, 1 / 6, 1 / 7):
             for c in (1.0, 0.1, 7.3):
                 assert np.all(weighted_thresholds(s, labels, [c, c, c], alpha) == split_threshold(s, alpha))
+    # levels with eight decimals (denominator b up to 10^8): b (n + 1)(k + 2) <= 10^14 holds for n < 2 * 10^5
+    for m, n in zip(rng.integers(1, 5 * 10**7, size=300), rng.integers(1, 400, size=300)):
+        s, labels = rng.random(int(n)), rng.integers(0, 3, size=int(n))
+        alpha = int(m) / 10**8
+        expected = math.ceil((1 - Fraction(int(m), 10**8)) * (int(n) + 1))  # the exact rank
+        expected = np.sort(s)[expected - 1] if expected <= n else 1.0
+        assert np.all(weighted_thresholds(s, labels, [2.0, 2.0, 2.0], alpha) == expected)
+
+
+def test_subnormal_weights_are_refused():
+    # regression (referee of issue 20): 1e-320 * w lost the precision of the ratios and changed 184 of 9,000
+    # thresholds silently; a largest weight below the smallest normal float is refused
+    rng = np.random.default_rng(8)
+    s, labels = rng.random((4, 25)), rng.integers(0, 3, size=(4, 25))
+    w = np.array([3.0, 1 / 3, 5 / 3])
+    tiny = np.finfo(float).tiny
+    for c in (1e-320, 1e-310, tiny / 4):
+        with pytest.raises(ValueError, match="weights"):
+            weighted_thresholds(s, labels, c * w, 0.1)
+        with pytest.raises(ValueError, match="weights"):
+            weighted_masses(labels[0], c * w, 0)
+    batch = np.stack([w, w, w, 1e-320 * w])  # one set of subnormal weights in a batch
+    with pytest.raises(ValueError, match="weights"):
+        weighted_thresholds(s, labels, batch, 0.1)
+    base = weighted_thresholds(s, labels, w, 0.1)
+    np.testing.assert_array_equal(weighted_thresholds(s, labels, tiny * w / w.max(), 0.1), base)  # smallest allowed
 
 
 def test_weights_scale_invariance_and_masses():
     rng = np.random.default_rng(7)
-    s = rng.random(50)
-    labels = rng.integers(0, 3, size=50)
+    s = rng.random((500, 51))
+    labels = rng.integers(0, 3, size=(500, 51))
     w = np.array([3.0, 1 / 3, 5 / 3])
-    np.testing.assert_array_equal(weighted_thresholds(s, labels, w, 0.1), weighted_thresholds(s, labels, 4 * w, 0.1))
+    base = weighted_thresholds(s, labels, w, 0.1)
+    for c in (4.0, 3.0, 0.1, 1 / 7, 1e-300, 1e300):
+        np.testing.assert_array_equal(weighted_thresholds(s, labels, c * w, 0.1), base)
+    s, labels = s[0, :50], labels[0, :50]
     m = weighted_masses(labels, w, 2)
     assert m.shape == (51,) and abs(m.sum() - 1) < 1e-12
     assert m[-1] == pytest.approx(w[2] / (w[labels].sum() + w[2]))
@@ -169,6 +284,24 @@ def test_semicontinuity_at_a_jump():
     up = weighted_thresholds(s, labels, w + np.array([0.0, 1e-3]), 0.25)[1]
     down = weighted_thresholds(s, labels, w - np.array([0.0, 1e-3]), 0.25)[1]
     assert (up, down) == (1.0, 0.4)  # the threshold jumps up on one side and stays on the other, never drops
+
+
+def test_label_conditional_absent_class_gets_threshold_one():
+    # eq. (10): for a class without calibration points the quantile is that of {1} alone, so the label is always in
+    s = np.array([0.1, 0.5, 0.3, 0.7, 0.2])
+    labels = np.array([0, 0, 2, 2, 2])
+    for alpha in (0.1, 0.5, [0.2, 0.3, 0.4]):
+        got = label_conditional_thresholds(s, labels, alpha, n_classes=3)
+        a = alpha if np.ndim(alpha) == 0 else alpha[1]
+        assert got[1] == float(brute_quantile([1.0], [1], a)) == 1.0
+        for y in (0, 2):
+            a = alpha if np.ndim(alpha) == 0 else alpha[y]
+            assert got[y] == float(brute_quantile(list(s[labels == y]) + [1.0], [1] * (np.sum(labels == y) + 1), a))
+    # in a batch, the class is absent in one row only; the sets always hold that label there
+    batch = label_conditional_thresholds(np.stack([s, s]), np.stack([labels, [1, 1, 2, 1, 1]]), 0.2, 3)
+    assert batch[0, 1] == 1.0 and batch[1, 1] < 1.0
+    test = np.random.default_rng(0).random((2, 50, 3))
+    assert np.all(prediction_sets(test, batch)[0, :, 1])
 
 
 def test_label_conditional_equals_split_per_class_and_levels():
@@ -287,9 +420,7 @@ def test_weighted_coverage_under_label_shift_by_simulation():
         (lambda: split_threshold([0.1, 0.2], 1.0), "alpha"),
         (lambda: split_threshold([0.1, 0.2], 0.0), "alpha"),
         (lambda: split_threshold([0.1, 0.2], True), "alpha"),
-        (lambda: label_conditional_thresholds([0.1, 0.2], [0, 0], 0.1, n_classes=2), "class 1 is absent"),
         (lambda: label_conditional_thresholds([0.1, 0.2], [0, 1], [0.1, 1.5]), "alpha"),
-        (lambda: label_conditional_thresholds([0.1, 0.2], [0, 1], [0.1, 0.2, 0.3]), "absent"),
         (lambda: conformal_scores([[0.5, 0.6]], "rho"), "sum"),
         (lambda: conformal_scores([[0.5, 0.5]], "randomized"), "rng"),
         (lambda: conformal_scores([[0.5, 0.5]], "other"), "kind"),

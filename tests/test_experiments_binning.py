@@ -228,3 +228,65 @@ def test_bad_grids_sizes_and_gamma_are_named():
     for bad in (None, 3, "x"):
         with pytest.raises(ValueError, match="edges_list"):
             umb_binwise_risks(bad, [[0.5]])
+
+
+def _nan_entries(summary):
+    """Names of the scalar, fit and per-n entries of a summary that are NaN (cell arrays excluded)."""
+    found = [f"coverage_where_theorem_applies[{k}]" for k, v in summary["coverage_where_theorem_applies"].items()
+             if np.isnan(v)]
+    found += [f"exponents[{k}]" for k, v in summary["exponents"].items() if np.isnan(v)]
+    found += [f"cal_fits[{row[0]}]" for row in summary["cal_fits"] if np.isnan(row[2:]).any()]
+    found += [k for k in summary if k.startswith(("slope_", "best_n_bins_")) and np.isnan(summary[k]).any()]
+    return found
+
+
+def test_summary_names_every_undefined_entry_and_why():
+    # Regression (issue 20, item 18): a small valid grid gave 4 unexplained NaN entries.  The sample-size
+    # condition is evaluated here from its formula, independently of the companion.
+    grid = umb_risk_grid([100, 1000], [6, 10, 40], n_reps=2, rng=0)
+    s = umb_figure_summary(grid, delta=0.1)
+    nn, bb = np.meshgrid(grid["n"], grid["n_bins"], indexing="ij")
+    assert not np.any(nn >= LEMMA3_CONSTANT * bb * np.log(2 * bb / 0.1))  # the theorem applies nowhere
+    nans = _nan_entries(s)
+    assert len([k for k in nans if k.startswith("coverage")]) == 4
+    assert "coverage_where_theorem_applies" in s["undefined"] and "6.95e+04" in s["undefined"]["coverage_where_theorem_applies"]
+    # only 2 cells have n/B >= 100: three coefficients are not determined (the old fit returned a number)
+    assert np.isnan(s["cal_fits"][2][2:]).all() and "cal_fits row n/B >= 100" in s["undefined"]
+    assert len(s["undefined"]) == 2 and len(nans) == 5
+    # a row without a valid B: the empirical optimum and every fit over n are undefined and listed
+    s = umb_figure_summary(umb_risk_grid([10, 100], [6, 10], n_reps=2, rng=0), delta=0.1)
+    assert np.isnan(s["best_n_bins_empirical"][0]) and s["best_n_bins_empirical"][1] in (6, 10)
+    for key in ("best_n_bins_empirical", "slope_empirical", "slope_stated", "exponents risk_n"):
+        assert key in s["undefined"]
+    assert all(any(name.split("[")[0] in key or key in name for key in s["undefined"]) for name in _nan_entries(s))
+
+
+def test_summary_of_a_well_posed_grid_has_nothing_undefined():
+    grid = umb_risk_grid([10**3, 10**4, 10**5, 10**6], [4, 8, 16, 32], n_reps=2, rng=1)
+    s = umb_figure_summary(grid, delta=0.1)
+    assert s["undefined"] == {} and _nan_entries(s) == []
+
+
+def test_sizes_are_bounded_before_allocation():
+    # Regression (issue 20, item 18): 10**15 reached numpy's MemoryError instead of a named ValueError.
+    from companion.binning import equal_width_edges
+    from companion.bounds import theorem1_optimal_n_bins
+
+    for call, name in [
+        (lambda: equal_width_edges(10**15), "n_bins"),
+        (lambda: theorem1_optimal_n_bins(10**15, 0.1, 2.0), "n ="),
+        (lambda: umb_risk_grid([10**15], [6], n_reps=1), "n_values"),
+        (lambda: umb_risk_grid([100], [6], n_reps=10**15), "n_reps"),
+        (lambda: umb_lemma_frequencies([10**15], 10, n_reps=2), "n_values"),
+        (lambda: umb_lemma_frequencies([100], 10, n_reps=10**15), "n_reps"),
+        (lambda: umb_a3_regime_start(0.1, 2.0, n_max=10**15), "n_max"),
+    ]:
+        with pytest.raises(ValueError, match=name):
+            call()
+    # the search runs in chunks of 2**20 candidates: at n = 10**11 (about 1.5e6 candidates) it must agree with
+    # a brute-force argmin of the bound written out from the statement over every B up to 3e6
+    n, k, delta = 10**11, 18.5, 0.1
+    b = np.arange(1, 3 * 10**6 + 1, dtype=float)
+    per_bin = np.floor(n / b)
+    bound = (np.sqrt(np.log(4 * b / delta) / (2 * (per_bin - 1))) + 1 / per_bin) ** 2 + np.minimum(2 / b, 8 * k * k / b**2)
+    assert theorem1_optimal_n_bins(n, delta, k) == int(b[np.argmin(bound)])

@@ -87,3 +87,45 @@ def test_figure_drivers_validate_their_own_arguments():
     for name in ("n_values", "deltas"):
         with pytest.raises(ValueError, match=name):
             theorem3_coverage("two_class", **{name: []}, n_reps=2)
+
+
+def test_target_guarantee_coverage_holds_and_its_events_are_resolved():
+    from companion.experiments import target_guarantee_coverage
+
+    out = target_guarantee_coverage(sizes=((10_000, 20_000), (100_000, 100_000)), deltas=(0.1, 0.5), n_reps=4_000, rng=3)
+    assert np.all(out["coverage"] >= out["promised"])
+    # each event of the proof holds with at least its own promised probability 1 - delta/2 ...
+    assert np.all(out["bins_event"] >= 1 - out["deltas"] / 2) and np.all(out["weights_event"] >= 1 - out["deltas"] / 2)
+    # ... and the simulation is able to see a failure: the Theorem 3 event at delta/2 = 0.25 fails in some repetitions
+    assert np.all(out["bins_event"][:, 1] < 1)
+    assert np.all(out["ratio_q99"] < 1) and np.all(out["mean_radius"][1] < out["mean_radius"][0])
+
+
+def test_target_guarantee_coverage_detects_a_planted_error(monkeypatch):
+    """With the radii cut by 50 the coverage drops below 1 - delta: the comparison can fail."""
+    import companion.experiments.binning_label_shift as mod
+
+    real = mod.target_binning_bound
+    monkeypatch.setattr(mod, "target_binning_bound", lambda *a: real(*a) / 50)
+    out = mod.target_guarantee_coverage(sizes=((100_000, 100_000),), deltas=(0.1,), n_reps=4_000, rng=3)
+    assert out["coverage"][0, 0] < 0.9
+
+
+def test_target_guarantee_radii_and_ratios_are_bracketed_independently():
+    """The smallest radius lies between the radius of a bin holding the whole sample and that of a bin holding
+    n/B points (the largest bin of every sample holds at least that many); at n = 1000 it exceeds 2, so the clipped
+    correction (l1 error at most 2) cannot break the bound there."""
+    from companion.bounds import target_binning_bound
+    from companion.experiments import target_guarantee_coverage
+    from companion.shift import two_class_gaussian
+
+    sc = two_class_gaussian()
+    out = target_guarantee_coverage(sizes=((1_000, 5_000), (10_000, 20_000)), deltas=(0.05, 0.5), n_reps=2_000, rng=4)
+    for i, (n_cal, n_w) in enumerate(out["sizes"]):
+        for j, d in enumerate(out["deltas"]):
+            at = lambda n: target_binning_bound(np.array([int(n)]), sc.confusion_matrix("hard"), sc.weights,
+                                                int(n_w), int(n_w), float(d))[0]
+            assert at(n_cal) <= out["min_radius"][i, j] <= at(-(-n_cal // out["n_bins"])) + 1e-12
+            assert out["min_radius"][i, j] <= out["mean_radius"][i, j]
+    assert np.all(out["min_radius"][0] > 2) and np.all(out["ratio_max"][0] <= 2 / out["min_radius"][0])
+    assert np.all(out["ratio_q99"] <= out["ratio_max"]) and np.all((out["ratio_max"] < 1) == (out["coverage"] == 1))

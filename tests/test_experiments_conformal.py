@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
+from scipy.stats import binom
 
 from companion.experiments import (
     bernoulli_quantile_jump,
@@ -73,6 +76,23 @@ def test_coverage_guarantee_check_against_exact_values():
     assert abs(w["mean"] - w["exact"]) < 4 * np.hypot(w["se"], w["exact_se"])
     assert 0.9 <= w["exact"] <= w["upper"]
     assert np.all(np.abs(c["label_conditional"]["mean"] - c["label_conditional"]["exact"]) < 4 * c["label_conditional"]["se"])
+
+
+def test_label_conditional_with_absent_classes_follows_eq10():
+    # regression (issue 20): at small calibration sizes a class is often absent (here P = 0.9^10 = 0.35 for class 1);
+    # eq. (10) gives it threshold 1. The simulated per-class coverage must match the exact value, whose N_y = 0 term is 1.
+    c = coverage_guarantee_check(n_sims=3000, n_cal=24, n_test=60, alpha=0.5, n_cal_lc=10, rng=10)
+    lc = c["label_conditional"]
+    exact = [sum(binom.pmf(m, 10, p) * math.ceil((m + 1) / 2) / (m + 1) for m in range(11)) for p in (0.1, 0.6, 0.3)]
+    np.testing.assert_allclose(lc["exact"], exact, rtol=1e-12)
+    assert np.all(np.abs(lc["mean"] - exact) < 4 * lc["se"])
+    without_empty = (exact[0] - binom.pmf(0, 10, 0.1)) / (1 - binom.pmf(0, 10, 0.1))  # the old conditioning on N_y >= 1
+    assert abs(lc["mean"][0] - without_empty) > 4 * lc["se"][0]
+    # the Figure 6 study runs through draws without class-1 calibration points
+    r = label_conditional_study(n_sims=40, n_train=300, n_test=100, settings=(("target", 8),), rng=11)
+    res = r["results"][("target", 8)]["label-conditional"]
+    assert res["coverage"].shape == (40,) and np.all(np.isfinite(res["coverage"]))
+    assert np.sum(r["absent"][("target", 8)] > 0) >= 5  # P = 0.9^8 = 0.43 per simulation: several such draws
 
 
 def test_bernoulli_jump_simulation_matches_binomial():

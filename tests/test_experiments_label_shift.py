@@ -186,3 +186,33 @@ def test_remark4_bootstrap_interval():
 def test_remark4_rejects_bad_arguments(kwargs):
     with pytest.raises(ValueError, match="level|n_reps|n_boot"):
         target_sample_complexity(n_target_values=(100, 1000), n_source=500, **{"n_reps": 2, **kwargs})
+
+
+def test_sizes_are_bounded_before_allocation():
+    # Regression (issue 20, item 18): sizes like 10**15 reached numpy's MemoryError (or ran for ever).
+    from companion.experiments import (
+        label_shift_curves,
+        label_shift_grid,
+        label_shift_risks,
+        ratio_event_frequency,
+        sun_table1,
+        target_sample_complexity,
+        theorem2_check,
+    )
+
+    huge = 10**15
+    for call, name in [
+        (lambda: label_shift_risks(n_source=huge, n_reps=1), "n_source"),
+        (lambda: label_shift_risks(n_target=huge, n_reps=1), "n_target"),
+        (lambda: label_shift_risks(n_reps=huge), "n_reps"),
+        (lambda: sun_table1((huge,), (9,)), "n_reps_values"),
+        (lambda: label_shift_curves(n_grid=huge), "n_grid"),
+        (lambda: target_sample_complexity((100, huge), n_reps=2, n_source=1000, n_boot=2), "n_target_values"),
+        (lambda: target_sample_complexity((100, 200), n_reps=2, n_source=1000, n_boot=huge), "n_boot"),
+        (lambda: label_shift_grid((0.3,), (huge,), (100,), n_reps=2), "n_source_values"),
+        (lambda: label_shift_grid((0.3,), (1000,), (100,), n_reps=huge), "n_reps"),
+        (lambda: theorem2_check(n_reps=huge), "n_reps"),
+        (lambda: ratio_event_frequency(n_reps=huge), "n_reps"),
+    ]:
+        with pytest.raises(ValueError, match=name):
+            call()

@@ -122,3 +122,24 @@ def test_driver_arguments_are_checked():
         weight_estimation_rates(n_values=(1000,))
     with pytest.raises(ValueError, match="target_prior"):
         remark5_rates(target_prior=1.5)
+
+
+def test_exponent_intervals_cover_the_true_exponent_with_the_delta_method_width():
+    from companion.experiments.label_shift_weights import _exponent_intervals
+
+    n = np.array([500.0, 1_000.0, 3_000.0, 10_000.0])
+    reps, trials = 100, 200
+    rng = np.random.default_rng(5)
+    x = np.log(n) - np.log(n).mean()
+    half = 1.96 / np.sqrt(reps) / np.sqrt(x @ x)  # delta method: sd(log mean) = 1/sqrt(reps) for exponential noise
+    covered, widths = 0, []
+    for _ in range(trials):
+        errors = n[:, None, None] ** -0.5 * rng.exponential(size=(n.size, reps, 1))  # exponent -1/2, relative sd 1
+        lo, hi = _exponent_intervals(n, errors, rng)[0]
+        covered += lo < -0.5 < hi
+        widths.append((hi - lo) / 2)
+    assert 0.88 <= covered / trials <= 0.995  # nominal 0.95; binomial sd 0.015
+    assert abs(np.mean(widths) - half) < 0.15 * half
+    # no noise across repetitions: the interval collapses onto the exact exponent
+    flat = np.broadcast_to(n[:, None, None] ** -0.7, (n.size, 10, 1))
+    np.testing.assert_allclose(_exponent_intervals(n, flat, np.random.default_rng(0))[0], [-0.7, -0.7], atol=1e-12)

@@ -6,6 +6,8 @@ import pytest
 from companion.bounds import lemma14_bound
 from companion.experiments import (
     MULTICLASS_CONFIGS,
+    bernoulli_test_size,
+    guaranteed_version_demo,
     book_multiclass_scenario,
     exact_trajectory,
     level_sets_visited,
@@ -164,5 +166,70 @@ def test_light_level_sets_and_mass_checks():
     assert np.all(c["light_sum"] <= c["bound"]) and np.all(c["light_sum"] > 0)
     assert c["light_mass"][0] <= c["light_mass"][1]
     r = level_set_mass_check(k=3, threshold=0.1, delta=0.1, n_reps=50, rng=4)
-    assert r["n0"] == int(np.ceil(2 * np.log(2 * 166 / 0.1) / 0.01))
-    assert r["failure_rate"] <= 0.1 and r["worst"].max() < 0.1
+    assert r["union"]["n0"] == int(np.ceil(2 * np.log(2 * 166 / 0.1) / 0.01))
+    assert r["buckets"]["n0"] == int(np.ceil(8 * np.log(6 / (0.1 * 0.1)) / 0.01))
+    for rule in ("union", "buckets"):
+        assert r[rule]["failure_rate"] <= 0.1 and r[rule]["worst"].max() < 0.1
+
+
+def test_rate_intervals_against_scipy_linregress(small_grid):
+    """Slopes and 95 % intervals of lp_rate_summary against scipy's linregress on the same points."""
+    from scipy import stats
+
+    s = lp_rate_summary(small_grid, n_min=2000, level=0.95)
+    use = small_grid["n"] >= 2000
+    reps = small_grid["lp"].shape[3]
+    x = np.repeat(np.log(small_grid["n"][use].astype(float)), reps)
+    for a, c, q in [(0, 3, 1), (1, 3, 3), (1, 1, 2)]:
+        yv = np.log(small_grid["lp"][a, c][use][:, :, q]).ravel()
+        fit = stats.linregress(x, yv)
+        half = stats.t.ppf(0.975, x.size - 2) * fit.stderr
+        assert s["slopes"][a, c, q] == pytest.approx(fit.slope, rel=1e-10, abs=1e-12)
+        assert s["low"][a, c, q] == pytest.approx(fit.slope - half, rel=1e-9, abs=1e-12)
+        assert s["high"][a, c, q] == pytest.approx(fit.slope + half, rel=1e-9, abs=1e-12)
+    assert np.all(s["low"] <= s["slopes"]) and np.all(s["slopes"] <= s["high"])
+    with pytest.raises(ValueError, match="level"):
+        lp_rate_summary(small_grid, level=1.5)
+
+
+def test_guaranteed_version_acts_on_a_strongly_miscalibrated_forecaster():
+    r = guaranteed_version_demo(k=3, lam=0.5, temperature=0.2, n=100_000, n_reps=2, rng=3)
+    assert np.all(r["steps"] > 0) and np.all(r["n_high"] > 0)
+    assert np.all(r["lp"][:, 0] < 0.8 * r["lp_discretised"][0])  # err_2 falls
+    assert np.all(r["sq"] < r["sq_discretised"]) and np.all(r["lemma8_ratio"] <= 1.0)
+    # the mass radius solves the pool-size equation of the disjoint-queries lemma (delta 0.1 split over 4J pools, |H| events)
+    for size, psi, n_sizes, n_high in zip(r["pool_size"], r["radius_mass"], r["n_sizes"], r["n_high"]):
+        assert size == pytest.approx(32 * np.log(4 * n_high / (0.1 / (4 * n_sizes) * psi)) / psi**2, rel=1e-9)
+    # outside the theorem's regime: E_2 would need J psi_m <= omega / 8, and the radius exceeds the threshold itself
+    assert np.all(r["n_sizes"] * r["radius_mass"] > r["threshold"] / 8) and np.all(r["radius_mass"] > r["threshold"])
+
+
+def _minimax_error_by_lp(n, e):
+    """Smallest max(type I, type II) over ALL randomised tests of Bin(n, 1/2) against Bin(n, 1/2 + e), by linear programming."""
+    from scipy import optimize, stats
+
+    x = np.arange(n + 1)
+    pa, pb = stats.binom.pmf(x, n, 0.5), stats.binom.pmf(x, n, 0.5 + e)
+    # variables: phi_0..phi_n (probability of saying B) and t; minimise t
+    cost = np.r_[np.zeros(n + 1), 1.0]
+    a_ub = np.vstack([np.r_[pa, -1.0], np.r_[-pb, -1.0]])  # P_A(say B) <= t, 1 - P_B(say B) <= t
+    res = optimize.linprog(cost, A_ub=a_ub, b_ub=[0.0, -1.0], bounds=[(0, 1)] * (n + 1) + [(0, 1)], method="highs")
+    assert res.status == 0
+    return res.fun
+
+
+def test_bernoulli_test_size_is_the_minimax_size():
+    """Checked against a linear programme over every randomised test (no Neyman-Pearson lemma, no monotonicity used),
+    scanning every n: the first n whose best worst-case error is at most 1/3."""
+    r = bernoulli_test_size(eps_values=(0.2, 0.1, 0.05), error=1 / 3)
+    for e, n, before in zip(r["eps"], r["n"], r["type2_before"]):
+        errors = [_minimax_error_by_lp(m, e) for m in range(1, n + 1)]
+        assert errors[-1] <= 1 / 3 + 1e-12 and all(v > 1 / 3 for v in errors[:-1])
+        assert abs(errors[-2] - before) < 0.01  # the printed type-II error at n - 1 exceeds 1/3
+        assert n >= 1 / (18 * e**2)
+    # at eps = 0.05 the total variation reaches 1/3 one sample before a test exists (74 against 75)
+    assert r["n_tv"][2] == r["n"][2] - 1
+    assert np.all(r["n_tv"] <= r["n"])
+    assert np.allclose(r["bound"], 1 / (18 * r["eps"] ** 2))
+    # halving epsilon multiplies the size by about four (the 1/eps^2 law)
+    assert 3.2 < r["n"][2] / r["n"][1] < 4.8

@@ -142,3 +142,19 @@ def test_bin_counts_are_validated_under_their_own_names():
         with pytest.raises(ValueError, match="n_bins_target"):
             fit_label_shift_estimators(z, y, z, y, n_bins_target=bad)
     assert CompositeRecalibrator(np.int64(3)).n_bins == 3
+
+
+@pytest.mark.parametrize("p, q", [(5e-324, 0.5), (0.5, 5e-324), (5e-324, 1e-300), (1e-310, 0.3), (0.4, 1 - 2**-53)])
+def test_extreme_priors_match_exact_arithmetic(p, q):
+    # Regression (issue 20, item 18): with a subnormal prior the products q0 p1 underflow and the
+    # direct quotient returned NaN.  Reference: eq. (13) in 60-digit arithmetic on the same floats.
+    import mpmath
+
+    z = np.array([0.0, 1e-300, 1e-20, 0.3, 0.5, 0.9, 1 - 1e-16, 1.0])
+    got = prior_correction(z, p, q)
+    with mpmath.workdps(60):
+        P, Q = mpmath.mpf(p), mpmath.mpf(q)
+        w1, w0 = Q / P, (1 - Q) / (1 - P)
+        want = [float(w1 * mpmath.mpf(v) / (w1 * mpmath.mpf(v) + w0 * (1 - mpmath.mpf(v)))) for v in z]
+    assert np.all(np.isfinite(got))
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-300)

@@ -734,3 +734,114 @@ def test_lemma13_and_excess_hand_values():
     assert lemma13_iteration_bound(0.1, 0.5, 0.25) == pytest.approx((5 + 2.5 * math.log(4) / math.log(1.5)) / 0.01)
     assert squared_error_excess_bound(0.1, 0.5) == pytest.approx(0.4 * (1 + math.log(4) / math.log(1.5)))
     assert discretisation_bound(0.05) == pytest.approx(0.2)
+
+
+# ---------------------------------------------------------------------------
+# Regression tests for issue 20 (findings 1, 2 and 5 of the l_p chapter)
+# ---------------------------------------------------------------------------
+
+
+def _rank_by_definition(row) -> int:
+    """Rank of a count vector in the combinatorial number system, straight from its definition (Python integers)."""
+    total, partial = 0, 0
+    for j, a in enumerate(row, start=1):
+        partial += int(a)
+        total += math.comb(partial + j - 1, j)
+    return total
+
+
+@pytest.mark.parametrize("lam", [1 / 2, 1 / 5, 1 / 10, 1 / 20])
+@pytest.mark.parametrize("k", [2, 10, 56, 57, 62, 100, 327, 328, 1000, 5900, 6000])
+def test_every_k_is_keyed_and_fitted(k, lam):
+    """Keys agree with the definition for every k the level-set count allows (k = 57..327 overflowed at lam = 0.1)."""
+    rng = np.random.default_rng(k)
+    probs = rng.dirichlet(np.full(k, 0.05), size=40)
+    y = rng.integers(k, size=40)
+    counts = level_set_counts(probs, lam)
+    keys = level_set_key(counts, lam)
+    assert [int(v) for v in keys] == [_rank_by_definition(row) for row in counts]
+    assert all(0 <= int(v) < math.comb(round(1 / lam) + k, k) for v in keys)
+    cal = LpCalibrator(lam, noise=False, pools=False).fit(probs, y)
+    out = cal.predict(probs)
+    assert np.allclose(out.sum(axis=1), 1.0)
+
+
+def test_keying_work_beyond_the_cap_is_refused_up_front():
+    from companion.multiclass import MAX_EXACT_KEY_WORK
+
+    rng = np.random.default_rng(6)
+    k = 20_000  # C(10 + k, k) > 2^62: exact keys; 3000 rows x k terms exceed the cap
+    probs = rng.dirichlet(np.full(k, 0.1), size=3000)
+    assert 3000 * k > MAX_EXACT_KEY_WORK
+    with pytest.raises(ValueError, match=r"k = 20000.*lam"):
+        LpCalibrator(0.1, noise=False, pools=False).fit(probs, np.zeros(3000, dtype=int))
+    with pytest.raises(ValueError, match="lam = 1/10000 with k = 5000"):  # key table of (m + 1)(k + 1) > cap entries
+        level_set_key(np.zeros((1, 5000), dtype=np.int64), 1e-4)
+
+
+ROWS_32_64 = [[0.3, 0.7], [0.29, 0.71], [0.7, 0.3], [0.1, 0.9], [0.57, 0.43], [1.0, 0.0]]
+
+
+@pytest.mark.parametrize("lam", [0.1, 0.01, 0.05, 0.2])
+def test_float32_and_float64_rows_land_in_the_same_cells(lam):
+    """The same rows as float32 and float64: same counts (a float32 [0.3, 0.7] went to (0.3, 0.6))."""
+    rows64 = np.array(ROWS_32_64)
+    rows32 = rows64.astype(np.float32)
+    expected = np.array([[round(v * round(1 / lam) * 1e6) // 10**6 for v in row] for row in ROWS_32_64])  # exact decimals
+    assert np.array_equal(level_set_counts(rows64, lam), expected)
+    assert np.array_equal(level_set_counts(rows32, lam), expected)
+    assert np.array_equal(rounding(rows32, lam), rounding(rows64, lam))
+    assert np.array_equal(level_set_counts(np.array([[0.3, 0.7]], dtype=np.float32), lam), expected[:1])
+    y = np.array([0, 1, 0, 1, 1, 0])
+    assert lp_calibration_error(rows32, y, 2.0, lam) == pytest.approx(lp_calibration_error(rows64, y, 2.0, lam), abs=1e-6)
+
+
+def test_float32_softmax_rows_are_accepted_and_a_wrong_sum_is_not():
+    rng = np.random.default_rng(7)
+    z = rng.normal(size=(2000, 5)).astype(np.float32)
+    rows = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
+    assert rows.dtype == np.float32 and np.abs(rows.astype(np.float64).sum(axis=1) - 1).max() > 1e-8
+    counts = level_set_counts(rows, 0.1)
+    assert np.all((counts.sum(axis=1) <= 10) & (counts.sum(axis=1) > 5))  # level sets (characterisation lemma)
+    y = rng.integers(5, size=2000)
+    cal = LpCalibrator(0.1, noise=False, pools=False).fit(rows, y)
+    assert np.allclose(cal.predict(rows).sum(axis=1), 1.0)
+    bad = np.array([[0.3, 0.7 + 1e-5]], dtype=np.float32)
+    with pytest.raises(ValueError, match="probs rows must sum to 1"):
+        level_set_counts(bad, 0.1)
+    with pytest.raises(ValueError, match="probs rows must sum to 1"):  # float64 keeps its tight tolerance
+        level_set_counts(np.array([[0.29, 0.71]], dtype=np.float32).astype(np.float64), 0.1)
+
+
+def test_lemma7_bucket_size_by_simulation_on_many_light_level_sets():
+    """The bucket size of lem-multiclass-lp-bins keeps E_1 with many light level sets (no union over |V|)."""
+    from companion.bounds import lemma7_sample_size, lemma7_sizes
+
+    omega, delta = 0.1, 0.2
+    sizes = lemma7_sizes(omega, 10**12, delta)
+    assert sizes["buckets"] == math.ceil(8 * math.log(6 / (omega * delta)) / omega**2)
+    assert sizes["union"] == math.ceil(2 * math.log(2 * 10**12 / delta) / omega**2)
+    assert sizes["n0"] == min(sizes["union"], sizes["buckets"]) == lemma7_sample_size(omega, 10**12, delta)
+    # a law adversarial for E_1: level sets just below omega/2 (may look heavy), just at 3 omega/2 (may look light),
+    # and 2000 tiny ones
+    masses = np.r_[np.full(8, 0.049), np.full(2, 0.15), np.full(2000, (1 - 8 * 0.049 - 0.3) / 2000)]
+    rng = np.random.default_rng(8)
+    n0 = sizes["buckets"]
+    freq = rng.multinomial(n0, masses, size=4000) / n0
+    heavy = freq >= omega
+    failed = np.any(heavy & (masses < omega / 2), axis=1) | np.any(~heavy & (masses >= 1.5 * omega), axis=1)
+    assert failed.mean() <= delta
+    # the check can fail: with a hundredth of the size, E_1 fails often on the same law
+    small = rng.multinomial(n0 // 100, masses, size=4000) / (n0 // 100)
+    heavy = small >= omega
+    assert np.mean(np.any(heavy & (masses < omega / 2), axis=1) | np.any(~heavy & (masses >= 1.5 * omega), axis=1)) > delta
+
+
+def test_counts_refuse_rows_off_the_simplex():
+    from companion.multiclass import _counts
+
+    with pytest.raises(ValueError, match="not on the simplex"):
+        _counts(np.array([[0.6, 0.6]]), 10)  # counts 12 > m
+    with pytest.raises(ValueError, match="not on the simplex"):
+        _counts(np.array([[0.05, 0.05]]), 10)  # counts 0 <= m - k
+    assert np.array_equal(_counts(np.array([[0.3, 0.7]], dtype=np.float32).astype(np.float64), 10, float(np.finfo(np.float32).eps)), [[3, 7]])

@@ -349,3 +349,32 @@ def test_implied_auc_of_posteriors_at_zero_and_one():
     # Posteriors 0, 1/2, 1 on equal masses, by hand from (3a)-(3b): P1 = (0, 1/3, 2/3), P0 = (2/3, 1/3, 0),
     # AUC = 1/3 (2/3 + 1/6) + 2/3 = 17/18.
     assert prior.implied_auc([0.0, 0.5, 1.0], [1 / 3, 1 / 3, 1 / 3]) == pytest.approx(17 / 18, abs=1e-15)
+
+
+@pytest.mark.parametrize("call", [
+    lambda eta, f: prior.platt(eta, f, 0.2, 0.8),
+    lambda eta, f: prior.cspd(eta, f, 0.2, 0.8, link="logistic"),
+    lambda eta, f: prior.cspd(eta, f, 0.2, 0.8, link="normal"),
+])
+def test_one_hot_target_mass_is_infeasible_not_a_zero_division(call):
+    """Issue 20 item 18: with all target mass on one grade every implied AUC is 1/2 (was ZeroDivisionError)."""
+    eta = np.array([0.1, 0.2, 0.3])
+    assert prior.implied_auc(np.array([0.1, 0.25, 0.3]), np.array([0.0, 1.0, 0.0])) == 0.5  # any map: AUC 1/2
+    with pytest.raises(InfeasibleSystemError, match="single value"):
+        call(eta, np.array([0.0, 1.0, 0.0]))
+
+
+def test_label_shift_is_exact_for_subnormal_priors():
+    """Regression: the odds factor (q/p)/((1-q)/(1-p)) overflowed to inf/NaN at p = 5e-324.
+
+    Reference: the posterior odds are multiplied by q(1-p)/(p(1-q)), computed with mpmath.
+    """
+    import mpmath
+
+    mpmath.mp.dps = 50
+    eta = np.array([1e-300, 0.3, 0.5, 0.9])
+    for p, q in ((5e-324, 0.5), (0.5, 5e-324), (1e-310, 1e-300)):
+        got = prior.label_shift(eta, p, q).posteriors
+        for e, g in zip(eta, got):
+            odds = mpmath.mpf(e) / (1 - mpmath.mpf(e)) * mpmath.mpf(q) * (1 - mpmath.mpf(p)) / (mpmath.mpf(p) * (1 - mpmath.mpf(q)))
+            assert np.isfinite(g) and float(abs(g - odds / (1 + odds))) <= 1e-12 * max(float(odds / (1 + odds)), 1e-300)

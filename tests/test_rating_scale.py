@@ -57,3 +57,26 @@ def test_bad_parameters(kwargs, name):
 def test_bad_label_shift_prior():
     with pytest.raises(ValueError, match="target_prior"):
         EX.label_shift_target_masses(0.0)
+
+
+def test_source_posteriors_where_both_class_masses_underflow():
+    """Issue 20 item 18: Bayes' rule in log space; 50-digit exact binomials are the reference (was 62 NaN)."""
+    import mpmath as mp
+
+    ex = RatingScaleExample(n_trials=200, success0=1e-3, success1=2e-3)
+    post = ex.source_posteriors
+    assert np.all(np.isfinite(post)) and np.all(np.diff(post) >= 0)
+    mp.mp.dps = 50
+    p, s0, s1 = mp.mpf(ex.source_prior), mp.mpf("1e-3"), mp.mpf("2e-3")
+    for k in (0, 1, 5, 20, 60, 138, 200):
+        m0, m1 = (mp.binomial(200, k) * s**k * (1 - s) ** (200 - k) for s in (s0, s1))
+        assert post[k] == pytest.approx(float(p * m1 / (p * m1 + (1 - p) * m0)), rel=1e-12, abs=1e-300)
+
+
+def test_integral_float_sizes_are_stored_as_ints():
+    """Issue 20 item 18: n_nodes=160.0 was accepted and then failed inside numpy with a TypeError."""
+    ex = RatingScaleExample(n_trials=16.0, n_nodes=160.0)
+    assert type(ex.n_nodes) is int and type(ex.n_trials) is int
+    np.testing.assert_array_equal(ex.target_masses, EX.target_masses)
+    with pytest.raises(ValueError, match="n_nodes"):
+        RatingScaleExample(n_nodes=160.5)

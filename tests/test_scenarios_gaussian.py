@@ -126,3 +126,49 @@ def test_posterior_x_and_callables_are_validated():
     for bad in (None, 3):
         with pytest.raises(ValueError, match="h"):
             g.population_risks_of_map(bad)
+
+
+@pytest.mark.parametrize("mu", [40.0, 150.0, 1e3, 1e6, 1e300])
+def test_decomposition_for_widely_separated_classes(mu):
+    """Issue 20 item 18: at mu = 1e6 every term came out 0 while Var Y = 0.21, violating eq. (2).
+
+    Independent values: the posterior is 0 or 1 up to exp(-2 mu^2)-sized terms, so the sharpness is
+    pi(1 - pi); the MSE is E[sigma(X)^2 | Y = 0] = E[e^{2X}](1 + O(e^{-mu})) = exp(2 - 2 mu) for
+    X ~ N(-mu, 1) (0 once that underflows), and the calibration term equals it to the same order.
+    """
+    d = GaussianMixture(0.3, mu).decomposition()
+    assert d.variance == pytest.approx(0.21, abs=1e-15)
+    assert d.sharpness == pytest.approx(0.21, abs=1e-15)
+    assert d.mse == pytest.approx(np.exp(2.0 - 2.0 * mu), rel=1e-12, abs=1e-300)
+    assert d.calibration == pytest.approx(d.mse, rel=1e-12, abs=1e-300)
+    assert abs(d.variance - d.sharpness + d.calibration - d.mse) < 1e-15
+
+
+def test_grid_switch_at_mu_16_is_seamless():
+    """The class grids used for mu > 16 and the single grid below agree with each other at the switch."""
+    below, above = GaussianMixture(0.3, 16.0), GaussianMixture(0.3, 16.0 + 1e-9)
+    np.testing.assert_allclose(below.decomposition(), above.decomposition(), rtol=1e-6, atol=1e-17)
+    for mu in (20.0, 30.0):
+        gm = GaussianMixture(0.5, mu)
+        risk = gm.population_risks_of_map(lambda z: z)["risk"]
+        assert risk == pytest.approx(gm.decomposition().calibration, rel=1e-10)
+
+
+@pytest.mark.parametrize("method, arg", [
+    ("posterior_x", np.array([[-1.0, 0.0, 0.3], [0.7, 1.1, 2.5]])),
+    ("h_star", np.array([[0.1, 0.2, 0.5], [0.6, 0.8, 0.95]])),
+    ("cdf", np.array([[0.1, 0.2, 0.5], [0.6, 0.8, 0.95]])),
+    ("quantile", np.array([[0.1, 0.2, 0.5], [0.6, 0.8, 0.95]])),
+    ("forecast_density", np.array([[0.1, 0.2, 0.5], [0.6, 0.8, 0.95]])),
+    ("smoothness_ratio", np.array([[0.1, 0.2, 0.5], [0.6, 0.8, 0.95]])),
+])
+def test_pointwise_oracles_are_elementwise_for_every_shape(method, arg):
+    """Issue 20 item 18 (posterior_x accepts 2-D x): documented, and the same for every pointwise oracle.
+
+    Each entry of a 2-D call equals the scalar call on that entry, and a scalar gives a float.
+    """
+    f = getattr(GaussianMixture(0.3, 1.5), method)
+    out = f(arg)
+    assert out.shape == arg.shape
+    np.testing.assert_array_equal(out, np.array([[f(float(v)) for v in row] for row in arg]))
+    assert isinstance(f(float(arg[0, 0])), float)

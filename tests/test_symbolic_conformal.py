@@ -8,6 +8,7 @@ from companion.symbolic import (
     bernoulli_normal_limits,
     label_shift_factorization_residual,
     permutation_weight_residuals,
+    split_coverage_by_integration,
     split_coverage_interval,
     uniform_weight_masses,
 )
@@ -41,6 +42,17 @@ def test_split_coverage_interval():
     gaps = split_coverage_interval(30)
     assert gaps["min_gap_below"] == 0  # attained when (1 - alpha)(n + 1) is an integer
     assert gaps["min_gap_above"] > 0
+    # a float level is read as the simplest fraction that rounds to it: 1/3 attains the bound like Rational(1, 3)
+    assert split_coverage_interval(10, alphas=(1 / 3,))["min_gap_below"] == 0
+
+
+def test_split_coverage_by_integration_gives_rank_over_n_plus_one():
+    values = split_coverage_by_integration(8)
+    assert len(values) == 8 * 9 // 2
+    for (n, r), v in values.items():
+        assert v == sp.Rational(r, n + 1)  # the closed form of thm-conf-split, independent of the integral
+    # the check can fail: the rank r / n (no appended point) is not what the integral gives
+    assert all(v != sp.Rational(r, n) for (n, r), v in values.items())
 
 
 def test_bernoulli_limits():

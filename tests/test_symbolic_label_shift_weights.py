@@ -18,8 +18,27 @@ from companion.symbolic import (
 def test_bayes_correction_and_moment_identity():
     for k in (2, 3, 4):
         assert bayes_correction_residuals(k) == [0] * k
-    assert moment_identity_residuals(3, 3) == [0, 0, 0]
-    assert moment_identity_residuals(2, 4) == [0, 0]
+    for k, m in ((3, 3), (2, 4)):
+        res = moment_identity_residuals(k, m)
+        assert res["label_shift"] == [0] * k
+        assert _moment_residual_numeric(k, m) == res["shifted_example"]
+
+
+def _moment_residual_numeric(k, m):
+    """nu - C q/p at the documented rational instance, in exact fractions without sympy (the check can fail)."""
+    from fractions import Fraction as F
+
+    c = [[F(x + y + 1) / sum(F(r + y + 1) for r in range(m)) for y in range(k)] for x in range(m)]
+    d = [[F((-1) ** (x + y), 20) for y in range(k)] for x in range(m - 1)]
+    d.append([-sum(d[x][y] for x in range(m - 1)) for y in range(k)])
+    p, q, t = [F(1, k)] * k, [F(2 * (y + 1), k * (k + 1)) for y in range(k)], F(1, 10)
+    phi = [[p[i] * c[x][i] / sum(p[j] * c[x][j] for j in range(k)) for x in range(m)] for i in range(k)]
+    target = [sum(q[y] * (c[x][y] + t * d[x][y]) for y in range(k)) for x in range(m)]
+    nu = [sum(phi[i][x] * target[x] for x in range(m)) for i in range(k)]
+    cw = [sum(phi[i][x] * c[x][j] * p[j] * (q[j] / p[j]) for x in range(m) for j in range(k)) for i in range(k)]
+    out = [a - b for a, b in zip(nu, cw)]
+    assert any(out), "the perturbed instance must break the identity"
+    return [sp.Rational(v.numerator, v.denominator) for v in out]
 
 
 def test_bbse_perturbation_identity():
@@ -82,6 +101,6 @@ def test_symbolic_builders_validate_their_sizes():
     for kw in ({"k": 1}, {"k": 5}, {"n": 0}, {"n": 5}, {"n": 2.5}):
         with pytest.raises(ValueError, match=next(iter(kw))):
             em_stationarity(**{"k": 2, "n": 1, **kw})
-    for kw in ({"k": 9}, {"m": 0}, {"m": 9}, {"m": "3"}):
+    for kw in ({"k": 7}, {"m": 1}, {"m": 7}, {"m": "3"}):
         with pytest.raises(ValueError, match=next(iter(kw))):
             moment_identity_residuals(**{"k": 2, "m": 2, **kw})

@@ -3,6 +3,7 @@
 import math
 
 import numpy as np
+import pytest
 import sympy as sp
 
 from companion.multiclass import level_set_count
@@ -94,3 +95,56 @@ def test_builders_validate_sizes_and_indices():
     # repeated entries are computed once; numpy integers and integral floats are sizes
     assert list(level_set_count_identity(np.array([3, 3, 2])).by_slack) == [3, 2]
     assert patch_step_identity(np.int64(3), np.array(2))[1] == 0 and same_level_set_change(3.0, 2)["identity"] == 0
+
+
+def test_lemma7_bucket_constants():
+    from companion.symbolic import lemma7_bucket_constants
+
+    c = lemma7_bucket_constants()
+    w = sp.Symbol("omega", positive=True)
+    n = sp.Symbol("n", positive=True)
+    assert sp.simplify(c["bucket_mass"] - sp.Rational(3, 4) * w) == 0 and sp.simplify(c["bucket_gap"] - w / 4) == 0
+    assert sp.simplify(c["bucket_exponent"] - n * w**2 / 8) == 0 and sp.simplify(c["heavy_exponent"] - n * w**2 / 2) == 0
+    assert c["events_slack_at_1"] == sp.Rational(1, 3) and c["sample_size_residual"] == 0
+    # the slack is non-negative on (0, 1]: positive at 1 and decreasing
+    assert all(c["events_slack"].subs(w, v) > 0 for v in (sp.Rational(1, 1000), sp.Rational(1, 2), 1))
+    assert all(c["events_slack_derivative"].subs(w, v) < 0 for v in (sp.Rational(1, 10), 1))
+
+
+def test_grid_gain_factor():
+    from companion.symbolic import grid_gain_factor
+
+    g = grid_gain_factor()
+    m, j = sp.symbols("m j", positive=True)
+    assert sp.simplify(g["one_minus_factor"] - (1 - (m + j) / (j * (m + 1)))) == 0
+    assert all(v == 0 for v in g["product_residual"].values())
+    assert sp.simplify(g["three_quarters_gap"] - (m - 1) / (4 * (m + 1))) == 0
+    # numeric check of the product against the binomial ratio
+    import math
+
+    for mm, kk in ((3, 5), (10, 7)):
+        prod = math.prod((mm + i) / (i * (mm + 1)) for i in range(1, kk + 1))
+        assert prod == pytest.approx(math.comb(mm + kk, kk) / (mm + 1) ** kk) and prod <= 0.75 ** (kk - 1)
+
+
+def test_recalibration_lower_bound_constants():
+    """The reduction's constants, checked against exact binomial numbers that do not use them."""
+    from companion.experiments import bernoulli_test_size
+    from companion.symbolic import recalibration_lower_bound_constants
+
+    c = recalibration_lower_bound_constants()
+    eps, d = sp.symbols("varepsilon d", positive=True)
+    assert c["n_bound_residual"] == 0
+    assert sp.simplify(c["margin_a"]) == eps / 2 and sp.simplify(c["margin_b"]) == eps / 2
+    # chi-square at d = 0.1 summed numerically, and it bounds the KL divergence
+    pa, pb = np.array([0.5, 0.5]), np.array([0.6, 0.4])
+    assert float(c["chi_square"].subs(d, 0.1)) == pytest.approx(np.sum((pb - pa) ** 2 / pa))
+    assert np.sum(pb * np.log(pb / pa)) <= np.sum((pb - pa) ** 2 / pa)
+    # the bound is below the exact minimax size of the test with gap 3 eps (a larger constant would fail here)
+    e = np.array([0.1, 0.05, 0.025, 0.0125])
+    exact = bernoulli_test_size(eps_values=3 * e)["n"]
+    bound = np.array([float(c["n_bound"].subs(eps, v)) for v in e])
+    assert np.all(bound <= exact) and np.all(exact < 6 * bound)
+    # the zero-sample output u_1 = 1/2 + eps/2, evaluated directly in the proposition's two worlds (gap eps)
+    errs = [float(v.subs(eps, 0.1)) for v in c["zero_sample_errors"]]
+    assert errs == pytest.approx([abs(0.55 - 0.5), abs(0.55 - 0.6)])

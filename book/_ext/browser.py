@@ -23,7 +23,6 @@ _LAUNCH_ARGS = [
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
-    "--allow-file-access-from-files",
 ]
 
 

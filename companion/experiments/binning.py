@@ -11,6 +11,7 @@ import numpy as np
 from scipy.special import expit, logit, ndtr
 from scipy.stats import beta as beta_law
 
+from .._memo import memoised
 from .._checks import (
     as_sizes,
     as_edges,
@@ -54,6 +55,27 @@ FIGURE1_N_VALUES = np.unique(np.round(np.logspace(2, 7, 11)).astype(np.int64))
 FIGURE1_N_BINS = np.unique(np.round(np.geomspace(6, 1000, 24)).astype(np.int64))
 #: Risks stored per (n, B, repetition): pooled (Definitions 3-5) and bin-wise (book ``eq-umb-binwise``).
 RISK_TERMS = ("cal", "sha", "risk", "mse", "cal_binwise", "sha_binwise", "tied_mass")
+
+#: Largest sample size a driver draws (one sample of ``n`` forecasts is held in memory at a time).
+_MAX_SAMPLE = 10**8
+#: Largest number of stored results (``(n, B, repetition)`` cells of one array) a driver allocates.
+_MAX_CELLS = 10**7
+#: Largest ``n_max`` of :func:`umb_a3_regime_start` (its search calls :func:`~companion.bounds.theorem1_optimal_n_bins`).
+_MAX_REGIME_N = 10**12
+
+
+def _check_sample_sizes(n_values: np.ndarray, name: str) -> None:
+    """Sample sizes at most ``_MAX_SAMPLE``, checked before anything is drawn (a ValueError naming ``name``)."""
+    if n_values.max() > _MAX_SAMPLE:
+        raise ValueError(f"{name} entries must be at most {_MAX_SAMPLE} (one sample is held in memory), got {int(n_values.max())}")
+
+
+def _check_cells(cells: int, n_reps: int) -> None:
+    """The result arrays hold at most ``_MAX_CELLS`` entries; checked before they are allocated."""
+    if cells > _MAX_CELLS:
+        raise ValueError(
+            f"n_reps = {n_reps} is too large: the results would hold {cells} cells per array, at most {_MAX_CELLS}"
+        )
 
 
 def _array_of_any_shape(x, name: str) -> np.ndarray:
@@ -141,6 +163,7 @@ def umb_binwise_risks(edges_list, values_list, prior: float = 0.5, mu: float = 2
     }
 
 
+@memoised
 def umb_risk_grid(
     n_values=FIGURE1_N_VALUES,
     n_bins_values=FIGURE1_N_BINS,
@@ -167,10 +190,16 @@ def umb_risk_grid(
     (:meth:`~companion.scenarios.GaussianMixture.population_risks_batch`) and
     ``cal_binwise``, ``sha_binwise``, ``tied_mass`` (:func:`umb_binwise_risks`);
     NaN where ``valid`` is False.  Also ``prior`` and ``mu``.
+
+    Memoised (:func:`companion._memo.memoised`): at the chapter's scale it
+    takes over a minute, and a second call with the same arguments (an
+    integer ``rng``) returns a copy of the first result.
     """
     n_values = np.array(as_sizes(n_values, "n_values", minimum=2, scalar=True), dtype=np.int64)
     n_bins_values = np.array(as_sizes(n_bins_values, "n_bins_values", minimum=1, scalar=True), dtype=np.int64)
     n_reps = check_int(n_reps, "n_reps", minimum=1)
+    _check_sample_sizes(n_values, "n_values")
+    _check_cells(n_values.size * n_bins_values.size * n_reps, n_reps)
     rng = as_rng(rng)
     scenario = GaussianMixture(prior, mu)
     valid = 2 * n_bins_values[None, :] <= n_values[:, None]
@@ -200,11 +229,11 @@ def umb_a3_regime_start(delta: float, smoothness: float, n_max: int = 10**9) -> 
     Below it the stated bound :math:`\Delta_{\delta/2}^2 + \min(2/B, 8K^2/B^2)`
     is minimized on the :math:`2/B` branch (:math:`B^*` of order
     :math:`\sqrt n`); from it on, on the (A3) branch (order :math:`n^{1/3}`).
-    Bisection on ``n``, assuming the branch changes once.
+    Bisection on ``n`` up to ``n_max`` (at most ``10**12``), assuming the branch changes once.
     """
     delta = check_open_unit(delta, "delta")
     k = check_positive(smoothness, "smoothness")
-    n_max = check_int(n_max, "n_max", minimum=4)
+    n_max = check_int(n_max, "n_max", minimum=4, maximum=_MAX_REGIME_N)
     on_a3 = lambda n: theorem1_optimal_n_bins(n, delta, k) > 4.0 * k * k  # noqa: E731
     if not on_a3(n_max):
         raise ValueError(f"n_max = {n_max} is too small: the minimizer is still on the 2/B branch there")
@@ -246,6 +275,7 @@ def _check_grid(grid) -> None:
         raise ValueError("grid must have at least one valid cell (n >= 2 * n_bins)")
 
 
+@memoised
 def umb_figure_summary(grid: dict, delta: float = 0.1, tail_mass: float = 1e-12) -> dict:
     r"""Bounds, fitted rates, bound coverage and optimal bin counts for a :func:`umb_risk_grid` result.
 
@@ -270,7 +300,19 @@ def umb_figure_summary(grid: dict, delta: float = 0.1, tail_mass: float = 1e-12)
       ``best_n_bins_stated`` (minimizer of ``risk_bound`` over all integers),
       ``best_n_bins_a3`` (of the calibration bound plus 8K^2/B^2 alone),
       ``best_n_bins_zeta`` (of zeta, eq. (10)), their log-log slopes
-      ``slope_*``, and ``a3_regime_start`` (:func:`umb_a3_regime_start`).
+      ``slope_*``, and ``a3_regime_start`` (:func:`umb_a3_regime_start`);
+    - ``undefined``: every entry that is NaN although the grid is valid, mapped
+      to the reason.  ``coverage_where_theorem_applies`` is NaN when no cell of
+      the grid meets the theorem's sample-size condition (a share of zero
+      cells); an exponent or slope is NaN when its cells do not determine the
+      fit (fewer points than coefficients, e.g. a single ``n``, or no cell with
+      ``n/B >= 100``); ``best_n_bins_empirical`` is NaN (and the array float)
+      for an ``n`` with no valid ``B``.  Empty for a grid on which everything
+      is defined, such as the chapter's.
+
+    The arrays ``cal_bound`` ... ``risk_bound`` and ``mean`` are also NaN
+    wherever ``B > n/2`` (cells of no fit, listed by ``valid``, not here).
+    Memoised, like :func:`umb_risk_grid`.
     """
     _check_grid(grid)
     delta = check_open_unit(delta, "delta")
@@ -288,22 +330,39 @@ def umb_figure_summary(grid: dict, delta: float = 0.1, tail_mass: float = 1e-12)
     applies = valid & (nn >= umb_sample_size(bb, delta))
     mean = {key: grid[key].mean(axis=2) for key in RISK_TERMS}  # NaN exactly where B > n/2
 
-    cal_n, cal_b = loglog_fit(mean["cal"][valid], nn[valid], bb[valid])
+    undefined = {}
+
+    def fit(name: str, cells: str, response, *regressors):
+        """:func:`loglog_fit`, recording in ``undefined`` why a fit is NaN."""
+        coef = loglog_fit(response, *regressors)
+        if np.isnan(coef).any():
+            undefined[name] = (f"the fit over {cells} has {response.size} point(s) for {len(regressors) + 1} "
+                               "coefficients (or regressors that do not vary): not determined")
+        return coef
+
+    cal_n, cal_b = fit("exponents cal_n, cal_B", "all valid cells", mean["cal"][valid], nn[valid], bb[valid])
     variance = _population_variance_factor(scenario, b)
     predicted = bb / nn * variance[None, :]
     cal_fits = []
     for per_bin in (2, 10, 100):
         cells = valid & (nn >= per_bin * bb)
-        a_pool, b_pool = loglog_fit(mean["cal"][cells], nn[cells], bb[cells])
+        where = f"the cells with n/B >= {per_bin}"
+        a_pool, b_pool = fit(f"cal_fits row n/B >= {per_bin}", where, mean["cal"][cells], nn[cells], bb[cells])
         a_bin, b_bin = loglog_fit(mean["cal_binwise"][cells], nn[cells], bb[cells])
         _, b_pred = loglog_fit(predicted[cells], nn[cells], bb[cells])
         cal_fits.append((per_bin, int(cells.sum()), a_pool, b_pool, a_bin, b_bin, b_pred))
     top = valid[-1]
-    (sha_b,) = loglog_fit(mean["sha"][-1, top], b[top])
-    best_per_n = np.nanargmin(np.where(valid, mean["risk"], np.nan), axis=1)
-    (risk_n,) = loglog_fit(mean["risk"][np.arange(n.size), best_per_n], n)
+    (sha_b,) = fit("exponents sha_B", "the valid B at the largest n", mean["sha"][-1, top], b[top])
+    has_cell = valid.any(axis=1)
+    best_per_n = np.argmin(np.where(valid, mean["risk"], np.inf), axis=1)
+    empirical = b[best_per_n]
+    if not has_cell.all():
+        empirical = np.where(has_cell, empirical, np.nan)
+        undefined["best_n_bins_empirical"] = (
+            f"no B of the grid satisfies B <= n/2 for n = {', '.join(str(int(v)) for v in n[~has_cell])}")
+    (risk_n,) = fit("exponents risk_n", "the n with a valid B", mean["risk"][has_cell, best_per_n[has_cell]], n[has_cell])
     best = {
-        "empirical": b[best_per_n],
+        "empirical": empirical,
         "stated": theorem1_optimal_n_bins(n, delta, k),
         "a3": theorem1_optimal_n_bins(n, delta, k, a3_only=True),
         "zeta": optimal_n_bins(n, delta, k),
@@ -317,6 +376,12 @@ def umb_figure_summary(grid: dict, delta: float = 0.1, tail_mass: float = 1e-12)
     }
     coverage = {key: float(h[valid].mean()) for key, h in held.items()}
     coverage_applies = {key: (float(h[applies].mean()) if applies.any() else np.nan) for key, h in held.items()}
+    if not applies.any():
+        undefined["coverage_where_theorem_applies"] = (
+            "no (n, B) cell of the grid meets n >= c B log(2B/delta) (theorem_applies is False everywhere; "
+            f"for B = {int(b.min())} it needs n >= {umb_sample_size(int(b.min()), delta):.3g}): a share of zero cells")
+    slopes = {key: fit(f"slope_{key}", "the n with a valid B", val[has_cell].astype(float), n[has_cell])[0]
+              for key, val in best.items()}
     return {
         "delta": delta,
         "smoothness": k,
@@ -332,8 +397,9 @@ def umb_figure_summary(grid: dict, delta: float = 0.1, tail_mass: float = 1e-12)
         "coverage": coverage,
         "coverage_where_theorem_applies": coverage_applies,
         **{f"best_n_bins_{key}": val for key, val in best.items()},
-        **{f"slope_{key}": loglog_fit(val.astype(float), n)[0] for key, val in best.items()},
+        **{f"slope_{key}": val for key, val in slopes.items()},
         "a3_regime_start": umb_a3_regime_start(delta, k),
+        "undefined": undefined,
     }
 
 
@@ -447,6 +513,8 @@ def umb_lemma_frequencies(
     gamma = _check_gamma(gamma)
     if np.any(n_values < 2 * n_bins):
         raise ValueError(f"n_values entries must be at least 2 * n_bins = {2 * n_bins} (Lemma 4)")
+    _check_sample_sizes(n_values, "n_values")
+    _check_cells(n_values.size * n_reps, n_reps)
     rng = as_rng(rng)
     scenario = GaussianMixture(prior, mu)
     balanced = np.zeros((n_values.size, n_reps), dtype=bool)

@@ -4,13 +4,15 @@ r"""Drivers for calibration by binning under label shift (paper 001, section 3 a
   two Gaussian scenarios with exact bin probabilities;
 * :func:`theorem4_check`: the deterministic bound (18) of Theorem 4 against
   the exact target error of the reweighted bin frequencies;
+* :func:`target_guarantee_coverage`: how often the combined finite-sample
+  guarantee on the target (Theorems 3 and 4 with the BBSE bound) holds;
 * :func:`podkopaev_figure2`: Figure 2 (the target sample against the band
   :math:`0.4 \le \eta^P_1 \le 0.6`; reliability of Fisher's LDA binned with
   and without the label-shift correction), with exact target bin frequencies;
 * :func:`podkopaev_figure7`: Figure 7 on a bundled real data set (the
   paper's wine data are not available offline; see the chapter).
 
-Book labels: ``thm-binls-theorem3``, ``thm-binls-theorem4``,
+Book labels: ``thm-binls-theorem3``, ``thm-binls-theorem4``, ``thm-binls-target-guarantee``,
 ``fig-binls-coverage``, ``fig-binls-figure2``, ``fig-binls-figure7`` in the
 chapter ``chap-binning-label-shift``.
 """
@@ -21,7 +23,8 @@ import numpy as np
 from scipy.special import expit, logit, ndtri
 
 from .._checks import as_probabilities, as_real_array, as_rng, check_int, check_open_unit
-from ..bounds import label_shift_binning_bound, multiclass_binning_epsilon
+from .._memo import memoised
+from ..bounds import bbse_error_bound, label_shift_binning_bound, multiclass_binning_epsilon, target_binning_bound
 from ..multiclass_binning import CanonicalBinning, LabelShiftCanonicalBinning, uniform_mass_partition
 from ..shift import bbse
 from .label_shift_weights import _batched_bbse, label_shift_scenario
@@ -31,6 +34,7 @@ __all__ = [
     "scenario_partition",
     "theorem3_coverage",
     "theorem4_check",
+    "target_guarantee_coverage",
     "podkopaev_figure2",
     "podkopaev_figure7",
     "FIGURE7_SPLIT",
@@ -75,6 +79,7 @@ def _rows_l1(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.abs(a - b).sum(axis=-1)
 
 
+@memoised
 def theorem3_coverage(
     scenario="three_class",
     n_values=(300, 1_000, 3_000, 10_000),
@@ -214,6 +219,100 @@ def theorem4_check(
     }
 
 
+
+def target_guarantee_coverage(
+    scenario="two_class",
+    sizes=((1_000, 5_000), (10_000, 20_000), (100_000, 100_000)),
+    deltas=(0.05, 0.2, 0.5),
+    n_reps: int = 20_000,
+    n_cuts: int = 2,
+    rng=0,
+) -> dict:
+    r"""Monte Carlo coverage of the combined guarantee on the target (book ``thm-binls-target-guarantee``).
+
+    The classifier is the exact source posterior with the fixed partition of
+    :func:`scenario_partition`; the weights are BBSE-*hard* on the arg-max of
+    that posterior, so that both samples enter only through counts whose laws
+    are exact: per repetition, the (bin, label) counts of a calibration
+    sample of size ``n_cal`` (multinomial with the exact cell probabilities),
+    the (prediction, label) counts of a labelled source sample of size
+    ``n_w`` (multinomial with the exact hard confusion matrix) and the
+    prediction counts of an unlabelled target sample of size ``n_w``
+    (multinomial with :math:`\nu = Cw^*`).  ``sizes`` holds the pairs
+    ``(n_cal, n_w)``.  For every pair and :math:`\delta`, ``coverage`` is the
+    fraction of repetitions in which every non-empty bin satisfies
+    :math:`\|\hat\theta^{(\hat w)}_I - \theta^Q_I\|_1 \le \tau_I`
+    (:func:`~companion.bounds.target_binning_bound`), ``bins_event`` and ``weights_event`` the
+    frequencies of the two events of the proof (Theorem 3 at
+    :math:`\delta/2`; :math:`\|\hat w - w^*\|_2 \le \beta(\delta/2)`), and
+    ``ratio_q99`` the 99 % quantile over repetitions of
+    :math:`\max_I` error / :math:`\tau_I`, ``ratio_max`` its largest value
+    over the repetitions.  Also returned: ``n_bins``, ``kappa``,
+    ``mean_radius`` and ``min_radius`` (mean and smallest over repetitions
+    and non-empty bins of :math:`\tau_I`, ``(len(sizes), len(deltas))``).
+    A smallest radius of 2 or more makes the coverage 1 by construction: the
+    estimated weights are clipped at 0 before eq. (17), so every corrected
+    bin is a probability vector and its :math:`\ell_1` error is at most 2.
+    The theorem covers the clipped estimator: on its event every
+    :math:`\hat w_y > 0` and the clipping changes nothing.
+    """
+    sc = label_shift_scenario(scenario)
+    try:
+        rows = [tuple(pair) for pair in sizes] if not isinstance(sizes, (str, bytes)) else []
+    except TypeError:
+        rows = []
+    if not rows or any(len(pair) != 2 for pair in rows):
+        raise ValueError(f"sizes must be a non-empty sequence of pairs (n_cal, n_w), got {sizes!r}")
+    pairs = np.array([[check_int(v, "sizes entries") for v in pair] for pair in rows])
+    deltas = np.array([check_open_unit(d, "deltas entries") for d in np.atleast_1d(deltas)])
+    if deltas.size == 0:
+        raise ValueError("deltas must hold at least one level")
+    n_reps = check_int(n_reps, "n_reps")
+    n_cuts = check_int(n_cuts, "n_cuts")
+    rng = as_rng(rng)
+    _, _, cond = scenario_partition(sc, n_cuts)
+    k, n_bins = cond.shape
+    w_true = sc.weights
+    joint_p = (cond * sc.prior("source")[:, None]).T
+    theta_p = joint_p / joint_p.sum(axis=1, keepdims=True)
+    joint_q = (cond * sc.prior("target")[:, None]).T
+    theta_q = joint_q / joint_q.sum(axis=1, keepdims=True)
+    confusion = sc.confusion_matrix("hard")
+    nu = confusion @ w_true
+    shape = (pairs.shape[0], deltas.size)
+    out = {name: np.empty(shape) for name in ("coverage", "bins_event", "weights_event", "ratio_q99", "ratio_max",
+                                              "mean_radius", "min_radius")}
+    for i, (n_cal, n_w) in enumerate(pairs):
+        counts = rng.multinomial(int(n_cal), joint_p.ravel(), size=n_reps).reshape(n_reps, n_bins, k)
+        n_bin = counts.sum(axis=2)
+        filled = n_bin > 0
+        theta_hat = counts / np.maximum(n_bin, 1)[:, :, None]
+        c_hat = rng.multinomial(int(n_w), confusion.ravel(), size=n_reps).reshape(n_reps, k, k) / n_w
+        nu_hat = rng.multinomial(int(n_w), nu, size=n_reps) / n_w
+        w_hat = np.linalg.solve(c_hat, nu_hat[..., None])[..., 0]
+        w_err = np.linalg.norm(w_hat - w_true, axis=1)
+        corrected = theta_hat * np.maximum(w_hat, 0.0)[:, None, :]
+        total = corrected.sum(axis=-1, keepdims=True)
+        corrected = np.divide(corrected, total, out=np.full(corrected.shape, np.nan), where=total > 0)
+        err = np.where(filled, _rows_l1(corrected, theta_q), 0.0)  # NaN (undefined correction) counts as a failure
+        src_err = np.where(filled, _rows_l1(theta_hat, theta_p), 0.0)
+        for j, d in enumerate(deltas):
+            tau = np.where(filled, target_binning_bound(np.maximum(n_bin, 1), confusion, w_true, int(n_w), int(n_w),
+                                                        float(d)), np.inf)
+            held = np.all(err <= tau, axis=1)
+            out["coverage"][i, j] = held.mean()
+            eps = np.where(filled, multiclass_binning_epsilon(np.maximum(n_bin, 1), k, float(d) / 2), np.inf)
+            out["bins_event"][i, j] = np.mean(np.all(src_err <= eps, axis=1))
+            out["weights_event"][i, j] = np.mean(w_err <= bbse_error_bound(confusion, w_true, int(n_w), int(n_w), float(d) / 2))
+            worst = np.max(np.where(filled, err / tau, 0.0), axis=1)
+            out["ratio_q99"][i, j] = np.quantile(worst, 0.99)
+            out["ratio_max"][i, j] = worst.max()
+            out["mean_radius"][i, j] = tau[filled].mean()
+            out["min_radius"][i, j] = tau[filled].min()
+    return {"sizes": pairs, "deltas": deltas, "promised": 1.0 - deltas, "n_bins": n_bins, "n_reps": n_reps,
+            "kappa": float(w_true.max() / w_true.min()), **out}
+
+
 def _reliability(pred1: np.ndarray, bins: np.ndarray, y: np.ndarray, n_bins: int) -> dict:
     """Per bin: predicted class-1 frequency, observed frequency of Y = 1 on the test sample, count."""
     count = np.bincount(bins, minlength=n_bins)
@@ -226,6 +325,7 @@ def _reliability(pred1: np.ndarray, bins: np.ndarray, y: np.ndarray, n_bins: int
 _MAX_SAMPLE = 10**7
 
 
+@memoised
 def podkopaev_figure2(
     n_scatter: int = 600,
     n_train: int = 1_000,
@@ -352,6 +452,7 @@ def _two_class_shares(shares, name: str) -> np.ndarray:
     return v
 
 
+@memoised
 def podkopaev_figure7(
     n_splits: int = 4,
     n_bins: int = 10,

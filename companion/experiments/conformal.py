@@ -34,9 +34,11 @@ import numpy as np
 from scipy.stats import binom
 
 from .._checks import as_real_array, as_rng, check_int, check_nonempty, check_open_unit, check_real
+from .._memo import memoised
 from ..conformal import (
     conformal_scores,
     coverage,
+    exact_level,
     label_conditional_thresholds,
     oracle_sets,
     prediction_sets,
@@ -131,6 +133,7 @@ def _chunks(total: int, size: int):
         start += size
 
 
+@memoised
 def conformal_figure1(
     n_sims: int = 1000,
     n_cal: int = 500,
@@ -154,6 +157,10 @@ def conformal_figure1(
     Returns ``coverage`` and ``size`` (dicts of ``(n_sims,)`` arrays),
     ``weights_hat`` ``(n_sims, 3)``, and ``draw``: the first simulation's test
     points ``x``, labels ``y`` and oracle-weighted ``sets``.
+
+    Memoised (:func:`companion._memo.memoised`): a second call with the same
+    arguments (an integer ``rng``) returns a copy of the first result, so a
+    figure cell can call it again at no cost.
     """
     n_sims, n_cal, n_weights, n_test, chunk = (check_int(v, name) for v, name in
                                                ((n_sims, "n_sims"), (n_cal, "n_cal"), (n_weights, "n_weights"),
@@ -207,6 +214,7 @@ def _resample_classes(idx: np.ndarray, labels: np.ndarray, shares: np.ndarray, t
     return out[rng.permutation(out.size)]
 
 
+@memoised
 def conformal_figure1_digits(
     n_splits: int = 200,
     source_prior=(0.1, 0.4, 0.5),
@@ -236,6 +244,10 @@ def conformal_figure1_digits(
     Returns ``coverage`` and ``size`` per method (``(n_splits,)``),
     ``weights_hat``, ``accuracy`` (target test accuracy of the classifier) and
     the part sizes.
+
+    Memoised (:func:`companion._memo.memoised`): a second call with the same
+    arguments (an integer ``rng``) returns a copy of the first result, so a
+    figure cell can call it again at no cost.
     """
     from sklearn.datasets import load_digits
 
@@ -320,6 +332,7 @@ def randomization_draw(n_cal: int = 1000, n_test: int = 1000, alpha: float = 0.0
     return {"x": xe, "y": ye, "eta1": pe[:, 1], "sets": sets, "thresholds": thr, "alpha": alpha}
 
 
+@memoised
 def randomization_study(n_sims: int = 1000, n_cal: int = 1000, n_test: int = 500, alpha: float = 0.05,
                         rng=0, chunk: int = 250) -> dict:
     r"""Figure 4 (a)-(c) of paper 001: coverage, size and learned threshold of the three conformal schemes.
@@ -330,6 +343,10 @@ def randomization_study(n_sims: int = 1000, n_cal: int = 1000, n_test: int = 500
     ``"scheme 2"``), and ``agreement``: the fraction of test points whose
     conformal set equals the randomised oracle set (same uniform), a direct
     measure of how close each scheme comes to the oracle.
+
+    Memoised (:func:`companion._memo.memoised`): a second call with the same
+    arguments (an integer ``rng``) returns a copy of the first result, so a
+    figure cell can call it again at no cost.
     """
     n_sims, n_cal, n_test, chunk = (check_int(v, nm) for v, nm in
                                     ((n_sims, "n_sims"), (n_cal, "n_cal"), (n_test, "n_test"), (chunk, "chunk")))
@@ -355,11 +372,16 @@ def randomization_study(n_sims: int = 1000, n_cal: int = 1000, n_test: int = 500
     return out
 
 
+@memoised
 def thresholds_by_calibration_size(n_values=(100, 300, 1000, 3000, 10000), n_sims: int = 50, alpha: float = 0.05,
                                    rng=0) -> dict:
     r"""Figure 4 (d) of paper 001: learned thresholds of the three schemes against the calibration-set size.
 
     Returns ``n_values`` and ``threshold[name]`` of shape ``(len(n_values), n_sims)``.
+
+    Memoised (:func:`companion._memo.memoised`): a second call with the same
+    arguments (an integer ``rng``) returns a copy of the first result, so a
+    figure cell can call it again at no cost.
     """
     n_values = np.asarray(_int_list(n_values, "n_values"))
     n_sims = check_int(n_sims, "n_sims")
@@ -388,8 +410,9 @@ def _lc_setting(sc, rng, r, n_train, n_cal, n_test, domain, alpha, weighted):
     test = conformal_scores(pe, "randomized", rng)
     marginal_thr = weighted_thresholds(cal, yc, sc.weights, alpha) if weighted else split_threshold(cal, alpha)
     lc_thr = label_conditional_thresholds(cal, yc, alpha, sc.n_classes)
+    absent = np.sum(np.all(yc[..., None] != np.arange(sc.n_classes), axis=-2), axis=-1)  # classes without calibration points
     return {"marginal": coverage(prediction_sets(test, marginal_thr, True, probs=pe), ye),
-            "label-conditional": coverage(prediction_sets(test, lc_thr, True, probs=pe), ye)}, xe, ye
+            "label-conditional": coverage(prediction_sets(test, lc_thr, True, probs=pe), ye)}, absent
 
 
 def label_conditional_draw(n_train: int = 1000, n_cal: int = 350, n_test: int = 1000, alpha: float = 0.1, rng=0) -> dict:
@@ -415,6 +438,7 @@ def label_conditional_draw(n_train: int = 1000, n_cal: int = 350, n_test: int = 
     return {"x": xe, "y": ye, "sets": sets, "alpha": alpha}
 
 
+@memoised
 def label_conditional_study(n_sims: int = 1000, n_train: int = 1000, n_test: int = 500, alpha: float = 0.1,
                             settings=(("source", 350), ("target", 350), ("target", 100)), rng=0,
                             chunk: int = 250) -> dict:
@@ -425,9 +449,17 @@ def label_conditional_study(n_sims: int = 1000, n_train: int = 1000, n_test: int
     per simulation, ``n_cal`` source calibration points and ``n_test`` test
     points from ``domain``.  The marginal sets are standard (source) or
     weighted with the true weights (target); the label-conditional sets use
-    eq. (10) with :math:`\alpha_y = \alpha`; both always contain the most
-    likely label.  Returns ``results[(domain, n_cal)][method]`` with
-    ``coverage`` ``(n_sims,)``, ``per_class`` ``(n_sims, 3)`` and ``size``.
+    eq. (10) with :math:`\alpha_y = \alpha` (a class without calibration
+    points, which happens at small ``n_cal``, gets threshold 1 as eq. (10)
+    says); both always contain the most likely label.  Returns
+    ``results[(domain, n_cal)][method]`` with ``coverage`` ``(n_sims,)``,
+    ``per_class`` ``(n_sims, 3)`` and ``size``, and ``absent[(domain, n_cal)]``
+    ``(n_sims,)``: the number of classes without calibration points in each
+    simulation.
+
+    Memoised (:func:`companion._memo.memoised`): a second call with the same
+    arguments (an integer ``rng``) returns a copy of the first result, so a
+    figure cell can call it again at no cost.
     """
     n_sims, chunk = check_int(n_sims, "n_sims"), check_int(chunk, "chunk")
     n_train, n_test = check_int(n_train, "n_train", minimum=4), check_int(n_test, "n_test")
@@ -440,20 +472,24 @@ def label_conditional_study(n_sims: int = 1000, n_train: int = 1000, n_test: int
         if not isinstance(item, (list, tuple)) or len(item) != 2 or item[0] not in ("source", "target"):
             raise ValueError(f"settings must hold (domain, n_cal) pairs with domain 'source' or 'target', got {item!r}")
         check_int(item[1], "settings n_cal")
-    results = {}
+    results, absent = {}, {}
     for domain, n_cal in settings:
         acc = {m: {"coverage": [], "per_class": [], "size": []} for m in ("marginal", "label-conditional")}
+        missing = []
         for _, r in _chunks(n_sims, chunk):
-            res, _, _ = _lc_setting(sc, rng, r, n_train, check_int(n_cal, "n_cal"), n_test, domain, alpha,
-                                    weighted=domain == "target")
+            res, n_absent = _lc_setting(sc, rng, r, n_train, check_int(n_cal, "n_cal"), n_test, domain, alpha,
+                                        weighted=domain == "target")
+            missing.append(n_absent)
             for m, cv in res.items():
                 acc[m]["coverage"].append(cv.marginal)
                 acc[m]["per_class"].append(cv.per_class)
                 acc[m]["size"].append(cv.mean_size)
         results[(domain, int(n_cal))] = {m: {key: np.concatenate(v) for key, v in d.items()} for m, d in acc.items()}
-    return {"results": results, "alpha": alpha}
+        absent[(domain, int(n_cal))] = np.concatenate(missing)
+    return {"results": results, "absent": absent, "alpha": alpha}
 
 
+@memoised
 def coverage_guarantee_check(n_sims: int = 4000, n_cal: int = 24, n_test: int = 100, alpha: float = 0.1,
                              n_cal_lc: int = 200, rng=0, chunk: int = 1000) -> dict:
     r"""The coverage guarantees by simulation on the three-class toy (exact posterior, randomised scores).
@@ -480,11 +516,16 @@ def coverage_guarantee_check(n_sims: int = 4000, n_cal: int = 24, n_test: int = 
     * ``label_conditional``: source calibration of ``n_cal_lc`` points,
       target test, per class; exact value
       :math:`\mathbb E[\lceil(1-\alpha)(N_y+1)\rceil/(N_y+1)]`,
-      :math:`N_y\sim\mathrm{Bin}(n, p_y)` (conditioned on :math:`N_y\ge1`).
+      :math:`N_y\sim\mathrm{Bin}(n, p_y)` (the term :math:`N_y=0` is 1: a
+      class without calibration points has threshold 1, eq. (10)).
 
     Each simulation's coverage is the fraction of ``n_test`` test points
     covered; ``mean`` and ``se`` are the average over simulations and its
     standard error.
+
+    Memoised (:func:`companion._memo.memoised`): a second call with the same
+    arguments (an integer ``rng``) returns a copy of the first result, so a
+    figure cell can call it again at no cost.
     """
     n_sims, n_cal, n_test, n_cal_lc, chunk = (check_int(v, nm) for v, nm in
                                               ((n_sims, "n_sims"), (n_cal, "n_cal"), (n_test, "n_test"),
@@ -500,7 +541,7 @@ def coverage_guarantee_check(n_sims: int = 4000, n_cal: int = 24, n_test: int = 
     ratios = [Fraction(repr(float(qy))) / Fraction(repr(float(py))) for py, qy in zip(sc.prior("source"), sc.prior("target"))]
     common = math.lcm(*(fr.denominator for fr in ratios))
     w_int = np.array([int(fr * common) for fr in ratios], dtype=np.int64)
-    level = 1 - Fraction(repr(alpha))
+    level = 1 - exact_level(alpha)
     rng_identity = rng.spawn(1)[0]  # an independent stream: the other draws are unchanged by this check
     for start, r in _chunks(n_sims, chunk):
         sl = slice(start, start + r)
@@ -532,14 +573,11 @@ def coverage_guarantee_check(n_sims: int = 4000, n_cal: int = 24, n_test: int = 
         first = np.argmax(reached, axis=-1)
         identity_cov[sl] = cum[np.arange(r), first] / total[:, 0]
     se = lambda v: float(np.std(v, ddof=1) / np.sqrt(v.shape[0]))  # noqa: E731
-    beta = 1 - Fraction(repr(alpha))
+    beta = 1 - exact_level(alpha)
     rank = math.ceil(beta * (n_cal + 1))
-    m = np.arange(1, n_cal_lc + 1)
-    cover_given_m = np.array([math.ceil(beta * (int(j) + 1)) / (int(j) + 1) for j in m])  # rank <= m + 1 always
-    exact_lc = []
-    for py in sc.prior("source"):
-        pm = binom.pmf(m, n_cal_lc, py)
-        exact_lc.append(float(np.sum(pm * cover_given_m) / pm.sum()))
+    m = np.arange(0, n_cal_lc + 1)
+    cover_given_m = np.array([math.ceil(beta * (int(j) + 1)) / (int(j) + 1) for j in m])  # rank <= m + 1 always; 1 at m = 0
+    exact_lc = [float(np.sum(binom.pmf(m, n_cal_lc, py) * cover_given_m)) for py in sc.prior("source")]
     return {
         "alpha": alpha, "n_cal": n_cal, "n_cal_lc": n_cal_lc,
         "split": {"mean": float(split_cov.mean()), "se": se(split_cov), "exact": float(rank / (n_cal + 1)),
@@ -576,7 +614,7 @@ def bernoulli_quantile_jump(n_values=(10, 100, 1000, 10000), offsets=(-0.02, 0.0
     for a, th in enumerate(theta):
         for b, n in enumerate(n_values):
             # c_bar > 1 - alpha  <=>  count > (1 - alpha) n; the largest count not above it, exactly
-            cut = math.floor((1 - Fraction(repr(alpha))) * int(n))
+            cut = math.floor((1 - exact_level(alpha)) * int(n))
             counts = rng.binomial(int(n), th, size=n_reps)
             sim[a, b] = np.mean(counts > cut)
             exact[a, b] = binom.sf(cut, int(n), th)

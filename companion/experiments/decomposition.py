@@ -13,6 +13,7 @@ import numpy as np
 from scipy.special import expit
 
 from .._checks import as_probabilities, as_rng, check_int, check_real
+from .._memo import memoised
 from ..metrics import mse_decomposition
 from ..scenarios import GaussianMixture
 from ._fitting import loglog_fit
@@ -28,6 +29,7 @@ __all__ = [
 DECOMPOSITION_TERMS = ("mse", "variance", "sharpness", "calibration", "within_bin")
 
 
+@memoised
 def decomposition_convergence(
     n_values=(10**2, 10**3, 10**4, 10**5, 10**6),
     n_reps: int = 20,
@@ -80,6 +82,7 @@ def decomposition_convergence(
     }
 
 
+@memoised
 def decomposition_across_priors(
     priors=(0.01, 0.1, 0.3, 0.5, 0.7, 0.9, 0.99),
     mu: float = 2.0,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import binom
 
+from .._memo import memoised
 from .._checks import as_sizes, as_probabilities, as_real_array, as_rng, check_int, check_open_unit, check_positive
 from ..binning import UniformMassBinning
 from ..bounds import composite_high_probability_bound, composite_risk_bound, ratio_event_sample_sizes
@@ -45,6 +46,18 @@ SUN_TABLE1_PAPER = {
 }
 
 _MAX_REDRAWS = 10_000
+#: Largest sample size (and grid size) a driver draws, and the largest number of realizations
+#: (or bootstrap resamples): both are checked before anything is allocated.
+_MAX_SAMPLE = 10**8
+_MAX_REPS = 10**6
+
+
+def _check_sizes(values, name: str, maximum: int = _MAX_SAMPLE) -> list[int]:
+    """Sizes (at least 2) from ``as_sizes``, each at most ``maximum`` (a ValueError naming ``name``)."""
+    sizes = as_sizes(values, name, minimum=2)
+    if max(sizes) > maximum:
+        raise ValueError(f"{name} entries must be at most {maximum}, got {max(sizes)}")
+    return sizes
 
 
 def _check_bins(n_bins, name: str) -> int | None:
@@ -95,11 +108,11 @@ def label_shift_risks(
     (realization, method, term), ``n_bins`` (source, target),
     ``priors_hat`` of shape ``(n_reps, 2)`` and ``n_redrawn``.
     """
-    n_source = check_int(n_source, "n_source", minimum=2)
-    n_target = check_int(n_target, "n_target", minimum=2)
+    n_source = check_int(n_source, "n_source", minimum=2, maximum=_MAX_SAMPLE)
+    n_target = check_int(n_target, "n_target", minimum=2, maximum=_MAX_SAMPLE)
     source_prior = check_open_unit(source_prior, "source_prior")
     target_prior = check_open_unit(target_prior, "target_prior")
-    n_reps = check_int(n_reps, "n_reps")
+    n_reps = check_int(n_reps, "n_reps", maximum=_MAX_REPS)
     mu = check_positive(mu, "mu")
     rng = as_rng(rng)
     n_bins_source = _check_bins(n_bins_source, "n_bins_source")
@@ -145,7 +158,7 @@ def sun_table1(n_reps_values=(10, 1000), n_bins_source_values=(10, 9), rng=0) ->
     dict ``(n_bins_source, n_reps) -> {"mean": (4, 4), "sd": (4, 4), "n_redrawn": int}``
     with rows :data:`LABEL_SHIFT_METHODS` and columns :data:`LABEL_SHIFT_TERMS`.
     """
-    n_reps_values = as_sizes(n_reps_values, "n_reps_values", minimum=2)
+    n_reps_values = _check_sizes(n_reps_values, "n_reps_values", _MAX_REPS)
     n_bins_source_values = as_sizes(n_bins_source_values, "n_bins_source_values")
     rng = as_rng(rng)
     table = {}
@@ -173,12 +186,12 @@ def label_shift_curves(
     (method -> values on the grid), ``density`` (target density of Z),
     ``source_density`` and ``priors_hat`` (:math:`\hat p_1, \hat q_1`).
     """
-    n_source = check_int(n_source, "n_source", minimum=2)
-    n_target = check_int(n_target, "n_target", minimum=2)
+    n_source = check_int(n_source, "n_source", minimum=2, maximum=_MAX_SAMPLE)
+    n_target = check_int(n_target, "n_target", minimum=2, maximum=_MAX_SAMPLE)
     source_prior = check_open_unit(source_prior, "source_prior")
     target_prior = check_open_unit(target_prior, "target_prior")
     mu = check_positive(mu, "mu")
-    n_grid = check_int(n_grid, "n_grid", minimum=2)
+    n_grid = check_int(n_grid, "n_grid", minimum=2, maximum=_MAX_SAMPLE)
     rng = as_rng(rng)
     source, target = GaussianMixture(source_prior, mu), GaussianMixture(target_prior, mu)
     z_s, y_s, _ = _labelled_sample(source, n_source, rng)
@@ -219,6 +232,7 @@ def _oracle_composite_risk(source: GaussianMixture, target: GaussianMixture, n_t
     return float(pmf @ risks / pmf.sum())
 
 
+@memoised
 def target_sample_complexity(
     n_target_values=(10**2, 3 * 10**2, 10**3, 3 * 10**3, 10**4, 3 * 10**4, 10**5),
     source_prior: float = 0.5,
@@ -257,13 +271,18 @@ def target_sample_complexity(
     risks and the line refitted. It measures the Monte Carlo error of the
     exponent for the fixed grid of :math:`n_Q`, not the error of the power
     law itself.
+
+    Memoised (:func:`companion._memo.memoised`): a second call with the same
+    arguments (an integer ``rng``) returns a copy of the first result.
     """
-    n_target_values = np.array([check_int(n, "n_target_values entries", minimum=2) for n in np.atleast_1d(n_target_values)])
+    n_target_values = np.array(_check_sizes(n_target_values, "n_target_values"))
     if n_target_values.size < 2:
         raise ValueError("n_target_values must hold at least two sample sizes (a line is fitted through them)")
-    n_reps = check_int(n_reps, "n_reps", minimum=2)
-    n_boot = check_int(n_boot, "n_boot")
-    n_source = check_int(n_source, "n_source", minimum=2)
+    n_reps = check_int(n_reps, "n_reps", minimum=2, maximum=_MAX_REPS)
+    n_boot = check_int(n_boot, "n_boot", maximum=_MAX_REPS)
+    if n_boot * n_reps > 10 * _MAX_REPS:
+        raise ValueError(f"n_boot * n_reps must be at most {10 * _MAX_REPS} (the bootstrap index array), got {n_boot * n_reps}")
+    n_source = check_int(n_source, "n_source", minimum=2, maximum=_MAX_SAMPLE)
     source_prior = check_open_unit(source_prior, "source_prior")
     target_prior = check_open_unit(target_prior, "target_prior")
     mu = check_positive(mu, "mu")
@@ -302,6 +321,7 @@ def target_sample_complexity(
     }
 
 
+@memoised
 def label_shift_grid(
     target_priors=(0.01, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5),
     n_source_values=(10**3, 10**4, 10**5),
@@ -318,12 +338,12 @@ def label_shift_grid(
     axes method and term), ``sd`` of the same shape (standard deviations
     over the realizations, ``ddof=1``; the standard error of a mean is
     ``sd / sqrt(n_reps)``) and ``n_redrawn`` of shape ``(priors, n_source, n_target)``
-    (book: ``fig-ls-grid``).
+    (book: ``fig-ls-grid``).  Memoised, like :func:`target_sample_complexity`.
     """
     target_priors = as_probabilities(target_priors, "target_priors", open_interval=True)
-    n_source_values = as_sizes(n_source_values, "n_source_values", minimum=2)
-    n_target_values = as_sizes(n_target_values, "n_target_values", minimum=2)
-    n_reps = check_int(n_reps, "n_reps", minimum=2)
+    n_source_values = _check_sizes(n_source_values, "n_source_values")
+    n_target_values = _check_sizes(n_target_values, "n_target_values")
+    n_reps = check_int(n_reps, "n_reps", minimum=2, maximum=_MAX_REPS)
     source_prior = check_open_unit(source_prior, "source_prior")
     mu = check_positive(mu, "mu")
     rng = as_rng(rng)
@@ -370,12 +390,12 @@ def theorem2_check(
     per realization).  Bound (18) must hold in every realization, (19) in at
     least a fraction :math:`1-\delta` of them (book: ``thm-ls-composite``).
     """
-    n_source = check_int(n_source, "n_source", minimum=2)
-    n_target = check_int(n_target, "n_target", minimum=2)
+    n_source = check_int(n_source, "n_source", minimum=2, maximum=_MAX_SAMPLE)
+    n_target = check_int(n_target, "n_target", minimum=2, maximum=_MAX_SAMPLE)
     source_prior = check_open_unit(source_prior, "source_prior")
     target_prior = check_open_unit(target_prior, "target_prior")
     delta = check_open_unit(delta, "delta")
-    n_reps = check_int(n_reps, "n_reps")
+    n_reps = check_int(n_reps, "n_reps", maximum=_MAX_REPS)
     mu = check_positive(mu, "mu")
     rng = as_rng(rng)
     n_bins = cube_root_bins(n_source)
@@ -422,7 +442,7 @@ def ratio_event_frequency(
     delta = check_open_unit(delta, "delta")
     source_prior = check_open_unit(source_prior, "source_prior")
     target_prior = check_open_unit(target_prior, "target_prior")
-    n_reps = check_int(n_reps, "n_reps")
+    n_reps = check_int(n_reps, "n_reps", maximum=_MAX_SAMPLE)
     rng = as_rng(rng)
     n_p, n_q = (int(np.ceil(n)) for n in ratio_event_sample_sizes(beta, delta, source_prior, target_prior))
     p_hat = rng.binomial(n_p, source_prior, n_reps) / n_p

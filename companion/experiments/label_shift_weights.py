@@ -23,6 +23,7 @@ import numpy as np
 from scipy.special import logit, ndtr
 
 from .._checks import as_sizes, as_real_array, as_rng, check_int, check_open_unit, check_positive
+from .._memo import memoised
 from ..binning import UniformMassBinning
 from ..scenarios import GaussianMixture
 from ..shift import (
@@ -102,6 +103,29 @@ def _slopes(n: np.ndarray, mean_error: np.ndarray) -> np.ndarray:
     return np.array([float(loglog_fit(mean_error[:, j], n)[0]) for j in range(mean_error.shape[1])])
 
 
+#: Bootstrap resamples behind the 95 % intervals of the fitted exponents.
+N_BOOTSTRAP = 2_000
+
+
+def _exponent_intervals(n: np.ndarray, errors: np.ndarray, rng: np.random.Generator, level: float = 0.95) -> np.ndarray:
+    """Percentile bootstrap intervals of the fitted exponents of the mean error, shape ``(methods, 2)``.
+
+    ``errors`` is ``(len(n), n_reps, methods)``; each resample draws the
+    repetitions of every sample size with replacement, independently across
+    sample sizes (they are independent simulations), and refits the
+    least-squares line of log mean error on log n.
+    """
+    n_sizes, n_reps, _ = errors.shape
+    idx = rng.integers(0, n_reps, size=(N_BOOTSTRAP, n_sizes, n_reps))
+    means = np.take_along_axis(errors[None], idx[..., None], axis=2).mean(axis=2)  # (boot, sizes, methods)
+    x = np.log(n) - np.log(n).mean()
+    logs = np.log(means)
+    fitted = np.einsum("s,bsm->bm", x, logs - logs.mean(axis=1, keepdims=True)) / (x @ x)
+    tail = (1.0 - level) / 2.0
+    return np.quantile(fitted, [tail, 1.0 - tail], axis=0).T
+
+
+@memoised
 def weight_estimation_rates(
     scenario="three_class",
     n_values=(500, 1_000, 3_000, 10_000, 30_000),
@@ -132,7 +156,9 @@ def weight_estimation_rates(
     dict with ``n``, ``methods`` (:data:`WEIGHT_METHODS`), ``true_weights``,
     ``weights`` (``(len(n), n_reps, 4, k)``), ``errors`` (``(len(n), n_reps, 4)``),
     ``mean_error`` (``(len(n), 4)``), ``slopes`` (fitted exponents of
-    ``mean_error`` against ``n``), ``posterior_error`` (``(len(n), n_reps, 4)``),
+    ``mean_error`` against ``n``), ``slope_intervals`` (95 % percentile
+    bootstrap intervals of those exponents over the repetitions,
+    ``(4, 2)``), ``posterior_error`` (``(len(n), n_reps, 4)``),
     ``posterior_slopes``, ``negative_fraction`` (share of repetitions with a
     negative raw weight, ``(len(n), 4)``) and ``rlls_regularization``.
     """
@@ -175,6 +201,7 @@ def weight_estimation_rates(
         "errors": errors,
         "mean_error": mean_error,
         "slopes": _slopes(n_values, mean_error),
+        "slope_intervals": _exponent_intervals(n_values, errors, rng),
         "posterior_error": post_err,
         "posterior_slopes": _slopes(n_values, mean_post),
         "negative_fraction": np.mean(np.any(weights < 0, axis=-1), axis=1),
@@ -182,6 +209,7 @@ def weight_estimation_rates(
     }
 
 
+@memoised
 def miscalibration_study(
     scenario="three_class",
     n_values=(1_000, 3_000, 10_000, 30_000),
@@ -207,7 +235,9 @@ def miscalibration_study(
     Returns
     -------
     dict with ``n``, ``methods``, ``true_weights``, ``errors``
-    (``(len(n), n_reps, 5)``), ``mean_error``, ``slopes``, ``mean_weights``
+    (``(len(n), n_reps, 5)``), ``mean_error``, ``slopes`` (fitted exponents
+    of ``mean_error`` against ``n``), ``slope_intervals`` (95 % percentile
+    bootstrap intervals of the exponents, ``(5, 2)``), ``mean_weights``
     (``(len(n), 5, k)``), ``limit_weights``, ``slope`` and ``bias``.
     """
     sc = label_shift_scenario(scenario)
@@ -258,6 +288,7 @@ def miscalibration_study(
         "errors": errors,
         "mean_error": mean_error,
         "slopes": _slopes(n_values, mean_error),
+        "slope_intervals": _exponent_intervals(n_values, errors, rng),
         "mean_weights": weights.mean(axis=1),
         "limit_weights": limit,
         "slope": slope,
@@ -291,6 +322,7 @@ def _multinomial_counts(n: int, cells: np.ndarray, rng: np.random.Generator) -> 
     return rng.multinomial(n, flat / flat.sum(axis=1, keepdims=True)).reshape(cells.shape)
 
 
+@memoised
 def remark5_rates(
     n_target_values=(10**2, 10**3, 10**4, 10**5, 10**6),
     n_reps: int = 200,

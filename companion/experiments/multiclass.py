@@ -8,11 +8,13 @@ where population errors are exact finite sums.
 from __future__ import annotations
 
 import numpy as np
+from scipy import stats
 
+from .._memo import memoised
 from .._checks import as_real_array, as_rng, as_sequence, as_sizes, check_int, check_nonempty, check_open_unit, check_positive
 from ..bounds import (
     discretisation_bound,
-    lemma7_sample_size,
+    lemma7_sizes,
     lemma8_accuracy,
     lemma13_iteration_bound,
     lemma14_bound,
@@ -50,6 +52,8 @@ __all__ = [
     "two_worlds_demo",
     "light_level_sets_check",
     "level_set_mass_check",
+    "guaranteed_version_demo",
+    "bernoulli_test_size",
 ]
 
 #: Forecaster shape per number of classes: confident enough that a few dozen level sets carry most of the mass.
@@ -137,6 +141,15 @@ def _population_bin_stats(scenario: MulticlassScenario, lam: float, keys: np.nda
     return out
 
 
+def _pool_radii(cal: LpCalibrator, k: int) -> list[tuple[float, float]]:
+    r"""Radii :math:`(\psi_m, \psi_y)` of ``lem-multiclass-lp-disjoint`` for the mass and label pools of each group size of a fitted ``cal``."""
+    n_sizes = (len(cal.pool_sizes_) - 1) // 2
+    delta_pool = cal.delta / (4 * n_sizes)
+    return [(lemma8_accuracy(cal.pool_sizes_[1 + 2 * j], 1, max(1, cal.keys_.size >> j), delta_pool),
+             lemma8_accuracy(cal.pool_sizes_[2 + 2 * j], k + 1, max(1, cal.keys_.size >> j), delta_pool))
+            for j in range(n_sizes)]
+
+
 def _lemma8_ratio(cal: LpCalibrator, scenario: MulticlassScenario, lam: float) -> float:
     r"""Largest error of the estimation structure's answers in units of the radius of the paper's Lemma 8 (``lem-multiclass-lp-disjoint``).
 
@@ -148,16 +161,7 @@ def _lemma8_ratio(cal: LpCalibrator, scenario: MulticlassScenario, lam: float) -
     if not cal.queries_ or not cal.pools:
         return np.nan
     pop = _population_bin_stats(scenario, lam, cal.keys_)
-    k = scenario.n_classes
-    n_sizes = (len(cal.pool_sizes_) - 1) // 2
-    delta_pool = cal.delta / (4 * n_sizes)
-    radii = {}
-    for j in range(n_sizes):
-        events = max(1, cal.keys_.size >> j)
-        radii[j] = (
-            lemma8_accuracy(cal.pool_sizes_[1 + 2 * j], 1, events, delta_pool),
-            lemma8_accuracy(cal.pool_sizes_[2 + 2 * j], k + 1, events, delta_pool),
-        )
+    radii = _pool_radii(cal, scenario.n_classes)
     worst = 0.0
     for bins, mass, labels in cal.queries_:
         psi_m, psi_y = radii[bins.size.bit_length() - 1]
@@ -166,6 +170,7 @@ def _lemma8_ratio(cal: LpCalibrator, scenario: MulticlassScenario, lam: float) -
     return worst
 
 
+@memoised
 def lp_error_grid(
     k_values=(3, 5, 10),
     n_values=MULTICLASS_N_VALUES,
@@ -238,33 +243,43 @@ def lp_error_grid(
     return out
 
 
-def lp_rate_summary(grid: dict, n_min: int = 10_000) -> dict:
-    r"""Fitted rates :math:`\mathrm{err}_p \propto n^{a}` per (k, version, p) beside the theorem's :math:`-(p-1)/(2p)`.
+def lp_rate_summary(grid: dict, n_min: int = 10_000, level: float = 0.95) -> dict:
+    r"""Fitted rates :math:`\mathrm{err}_p \propto n^{a}` per (k, version, p), with intervals, beside the theorem's :math:`-(p-1)/(2p)`.
 
-    Least squares on the log of the mean (over repetitions) population error
-    against :math:`\log n`, over the sample sizes ``n >= n_min``.  The
-    theorem's rate is that of Theorem 6 as reconstructed: :math:`n = \tilde
-    O(\varepsilon^{-2p/(p-1)})` samples for error :math:`\varepsilon`, i.e.
+    Least squares of :math:`\log \mathrm{err}_p` of every repetition against
+    :math:`\log n`, over the sample sizes ``n >= n_min``; the interval is the
+    two-sided ``level`` t-interval from the fit's standard error (degrees of
+    freedom: number of points minus 2).  The theorem's rate is that of
+    Theorem 6 as reconstructed: :math:`n = \tilde O(\varepsilon^{-2p/(p-1)})`
+    samples for error :math:`\varepsilon`, i.e.
     :math:`\varepsilon = \tilde O(n^{-(p-1)/(2p)})`; none at :math:`p = 1`.
 
-    Returns ``slopes`` of shape ``(len(k), len(configs), len(p))`` and
-    ``theorem`` of shape ``(len(p),)`` (NaN at p = 1).
+    Returns ``slopes``, ``low``, ``high`` (interval ends) and ``se`` of shape
+    ``(len(k), len(configs), len(p))``, ``theorem`` of shape ``(len(p),)``
+    (NaN at p = 1), ``n_min`` and ``level``.
     """
     n_min = check_int(n_min, "n_min")
+    level = check_open_unit(level, "level")
     lp = _grid_arrays(grid, ("lp",), ndim=4)["lp"]
     use = grid["n"] >= n_min
     if use.sum() < 2:
         raise ValueError("n_min must leave at least two sample sizes for a fit")
-    mean = lp.mean(axis=3)  # [k, config, n, p]
-    slopes = np.empty((mean.shape[0], mean.shape[1], mean.shape[3]))
-    for a in range(mean.shape[0]):
-        for c in range(mean.shape[1]):
-            for q in range(mean.shape[3]):
-                (slopes[a, c, q],) = loglog_fit(mean[a, c, use, q], grid["n"][use].astype(float))
+    sub = lp[:, :, use]  # [k, config, n, rep, p]
+    n_reps = sub.shape[3]
+    x = np.repeat(np.log(grid["n"][use].astype(float)), n_reps)
+    x_c = x - x.mean()
+    sxx = float(x_c @ x_c)
+    dof = x.size - 2
+    t = stats.t.ppf(0.5 + level / 2.0, dof) if dof > 0 else np.nan
+    logs = np.log(np.moveaxis(sub, 4, 2).reshape(sub.shape[0], sub.shape[1], sub.shape[4], -1))  # [k, config, p, points]
+    slopes = logs @ x_c / sxx
+    resid = logs - logs.mean(axis=-1, keepdims=True) - slopes[..., None] * x_c
+    se = np.sqrt(np.sum(resid**2, axis=-1) / dof / sxx) if dof > 0 else np.full(slopes.shape, np.nan)
     p = grid["p"]
     with np.errstate(divide="ignore", invalid="ignore"):
         theorem = np.where(p > 1, -(1.0 - 1.0 / p) / 2.0, np.nan)
-    return {"slopes": slopes, "theorem": theorem, "n_min": n_min}
+    return {"slopes": slopes, "low": slopes - t * se, "high": slopes + t * se, "se": se, "theorem": theorem,
+            "n_min": n_min, "level": level}
 
 
 def level_sets_visited(grid: dict) -> dict:
@@ -291,6 +306,7 @@ def level_sets_visited(grid: dict) -> dict:
     }
 
 
+@memoised
 def exact_trajectory(k: int = 5, lam: float = 0.1, threshold: float = 0.004, p_values=(2.0, np.inf)) -> dict:
     r"""Run the algorithm with exact estimates (:meth:`~companion.multiclass.LpCalibrator.fit_exact`) and evaluate every step.
 
@@ -346,6 +362,7 @@ def exact_trajectory(k: int = 5, lam: float = 0.1, threshold: float = 0.004, p_v
     }
 
 
+@memoised
 def squared_error_vs_lam(
     k: int = 5,
     lam_values=(1 / 2, 1 / 4, 1 / 5, 1 / 10, 1 / 20, 1 / 40),
@@ -536,13 +553,18 @@ def light_level_sets_check(k: int = 5, lam: float = 0.1, threshold_values=(0.002
 
 
 def level_set_mass_check(k: int = 5, lam: float = 0.1, threshold: float = 0.05, delta: float = 0.1, n_reps: int = 200, rng=0) -> dict:
-    r"""Monte Carlo check of ``lem-multiclass-lp-bins``: with :math:`n_0` samples every level-set mass is within :math:`\omega/2`.
+    r"""Monte Carlo check of ``lem-multiclass-lp-bins`` at both of its sample sizes.
 
-    Draws ``n_reps`` samples of size :func:`~companion.bounds.lemma7_sample_size`
-    (with :math:`|V_\lambda|` level sets) from the scenario and records the
-    largest error of the estimated masses over all level sets.  Returns
-    ``n0``, ``worst`` (per repetition), ``failure_rate`` (fraction above
-    :math:`\omega/2`, to compare with ``delta``).
+    For each of the two sizes of :func:`~companion.bounds.lemma7_sizes`
+    (``union``: Hoeffding over all :math:`|V_\lambda|` level sets; ``buckets``:
+    free of :math:`|V_\lambda|`), draws ``n_reps`` samples from the scenario,
+    estimates every level-set mass and records whether event :math:`E_1` failed
+    (a level set with estimated mass at least :math:`\omega` but true mass below
+    :math:`\omega/2`, or estimated mass below :math:`\omega` but true mass at least
+    :math:`3\omega/2`) and the largest error of the estimated masses.  Returns
+    ``sizes`` (the dict of ``lemma7_sizes``), and per rule (``"union"``,
+    ``"buckets"``) ``n0``, ``worst`` (per repetition) and ``failure_rate`` (to
+    compare with ``delta``).
     """
     k = check_int(k, "k", minimum=2)
     lam, m = check_lam(lam)
@@ -551,13 +573,120 @@ def level_set_mass_check(k: int = 5, lam: float = 0.1, threshold: float = 0.05, 
     n_reps = check_int(n_reps, "n_reps")
     rng = as_rng(rng)
     sc = book_multiclass_scenario(k)
-    n0 = lemma7_sample_size(threshold, level_set_count(sc.n_classes, lam), delta)
+    sizes = lemma7_sizes(threshold, level_set_count(sc.n_classes, lam), delta)
     atom_keys = _keys_from_counts(_counts(sc.atoms, m), m)
     keys, atom_bin = np.unique(atom_keys, return_inverse=True)
     mass = np.bincount(atom_bin, weights=sc.weights)
-    worst = np.empty(n_reps)
+    out = {"k": k, "threshold": threshold, "delta": delta, "sizes": sizes}
+    for rule in ("union", "buckets"):
+        n0 = sizes[rule]
+        worst, failed = np.empty(n_reps), np.empty(n_reps, dtype=bool)
+        for r in range(n_reps):
+            freq = np.bincount(atom_bin, weights=rng.multinomial(n0, sc.weights), minlength=keys.size) / n0
+            heavy = freq >= threshold  # level sets never reached by f have estimate and mass 0
+            failed[r] = np.any(heavy & (mass < threshold / 2)) or np.any(~heavy & (mass >= 1.5 * threshold))
+            worst[r] = np.abs(freq - mass).max()
+        out[rule] = {"n0": n0, "worst": worst, "failure_rate": float(failed.mean())}
+    return out
+
+
+def guaranteed_version_demo(k: int = 3, lam: float = 0.5, temperature: float = 0.2, n: int = 300_000, n_reps: int = 3,
+                            p_values=(2.0, np.inf), rng=0) -> dict:
+    r"""A regime where the full version (Laplace noise and pools) acts: a strongly over-confident forecaster on a coarse grid.
+
+    The scenario is :func:`book_multiclass_scenario` with ``temperature``
+    (0.2: :math:`h^* = \mathrm{softmax}(z/5 + o)`, far from the forecasts), so a
+    few heavy level sets carry mass-weighted errors above the automatic
+    threshold.  For each repetition the full version is fitted on ``n`` samples
+    and evaluated exactly.  Returns per repetition ``steps``, ``merges``,
+    ``n_high``, ``threshold``, ``lp`` (``(reps, len(p))``), ``sq``,
+    ``lemma8_ratio`` (NaN in a repetition with no heavy level set, hence no
+    answers), ``n_queries`` (answers of the estimation structure),
+    ``n_sizes`` (:math:`J`, the number of group sizes), ``pool_size`` (samples in
+    the mass pool of singletons) and ``radius_mass`` (its radius :math:`\psi_m` of
+    ``lem-multiclass-lp-disjoint``; the theorem's event :math:`E_2` needs
+    :math:`J\psi_m \le \omega/8`, which the automatic threshold does not give),
+    and ``lp_discretised``, ``sq_discretised`` of :math:`c\circ r\circ f`.
+    """
+    k = check_int(k, "k", minimum=2)
+    lam, _ = check_lam(lam)
+    temperature = check_positive(temperature, "temperature")
+    n = check_int(n, "n", minimum=10)
+    n_reps = check_int(n_reps, "n_reps")
+    p_values = _exponents(p_values)
+    rng = as_rng(rng)
+    sc = book_multiclass_scenario(k, temperature=temperature)
+    disc = sc.evaluate(_discretised(sc, lam), lam, p_values)
+    out = {key: np.full(n_reps, np.nan) for key in ("steps", "merges", "n_high", "threshold", "sq", "lemma8_ratio", "n_queries",
+                                                     "n_sizes", "pool_size", "radius_mass")}
+    out["lp"] = np.full((n_reps, p_values.size), np.nan)
     for r in range(n_reps):
-        atoms = rng.choice(sc.n_atoms, size=n0, p=sc.weights)
-        freq = np.bincount(atom_bin[atoms], minlength=keys.size) / n0
-        worst[r] = np.abs(freq - mass).max()  # level sets never reached by f have estimate and mass 0
-    return {"k": k, "threshold": threshold, "delta": delta, "n0": n0, "worst": worst, "failure_rate": float(np.mean(worst > threshold / 2))}
+        seed = int(rng.integers(2**62))
+        probs, y = sc.sample(n, seed)
+        cal = LpCalibrator(lam, record_queries=True, rng=seed + 1).fit(probs, y)
+        res = sc.evaluate(cal.predict, lam, p_values)
+        out["steps"][r], out["merges"][r], out["n_high"][r] = cal.n_steps_, cal.n_merges_, cal.keys_.size
+        out["threshold"][r], out["sq"][r], out["lp"][r] = cal.threshold_, res["squared_error"], res["lp"]
+        out["lemma8_ratio"][r] = _lemma8_ratio(cal, sc, lam)
+        out["n_queries"][r] = len(cal.queries_)
+        out["n_sizes"][r], out["pool_size"][r] = (len(cal.pool_sizes_) - 1) // 2, cal.pool_sizes_[1]
+        out["radius_mass"][r] = _pool_radii(cal, k)[0][0]
+    out.update({"k": k, "lam": lam, "temperature": temperature, "n": n, "p": p_values,
+                "lp_discretised": disc["lp"], "sq_discretised": disc["squared_error"]})
+    return out
+
+
+def bernoulli_test_size(eps_values=(0.1, 0.05, 0.025, 0.0125), error: float = 1 / 3) -> dict:
+    r"""Smallest ``n`` at which some test tells :math:`\mathrm{Bernoulli}(1/2)` from :math:`\mathrm{Bernoulli}(1/2 + \varepsilon)` (``prop-multiclass-lp-lower-bound``).
+
+    The number of ones is sufficient and its likelihood ratio increases, so by
+    the Neyman-Pearson lemma the test with the smallest type-II error among
+    those with type-I error at most ``error`` says B above a cut and says B
+    with a probability :math:`\gamma` at the cut, chosen so that the type-I
+    error is exactly ``error``.  A test with both error probabilities at most
+    ``error`` exists exactly when that type-II error is at most ``error``.  It
+    cannot grow with ``n`` (a test may ignore a draw), so the smallest such
+    ``n`` is found by bisection on exact binomial probabilities.
+
+    Returns ``eps``, ``error``, ``n`` (that minimax size), ``type2_before``
+    (the best type-II error at ``n - 1``, above ``error``), ``n_tv`` (the
+    smallest ``n`` whose total variation between :math:`\mathrm{Bin}(n, 1/2)`
+    and :math:`\mathrm{Bin}(n, 1/2 + \varepsilon)` reaches :math:`1 - 2\,`
+    ``error``: necessary, not sufficient, and the quantity the proposition
+    bounds) and ``bound`` (the proposition's
+    :math:`(1 - 2\,\mathrm{error})^2/(2\varepsilon^2)`, :math:`1/(18\varepsilon^2)` at error 1/3).
+    """
+    eps = np.array([check_open_unit(v, "eps_values entries") for v in as_sequence(eps_values, "eps_values", scalar=True).tolist()])
+    if np.any(eps > 0.5):
+        raise ValueError(f"eps_values entries must be at most 1/2 (a probability 1/2 + eps), got {eps_values!r}")
+    error = check_open_unit(error, "error")
+    if error >= 0.5:
+        raise ValueError(f"error must be below 1/2 (a test better than a coin), got {error!r}")
+    target = 1.0 - 2.0 * error
+
+    def tv(n: int, e: float) -> float:
+        x = np.arange(n + 1)
+        return 0.5 * float(np.abs(stats.binom.pmf(x, n, 0.5) - stats.binom.pmf(x, n, 0.5 + e)).sum())
+
+    def type2(n: int, e: float) -> float:
+        # P(X >= c) for c = 0, ..., n + 1 under both worlds; the cut c is the first with P_A(X >= c) <= error
+        cuts = np.arange(-1, n + 1)
+        tail_a, tail_b = stats.binom.sf(cuts, n, 0.5), stats.binom.sf(cuts, n, 0.5 + e)
+        c = int(np.argmax(tail_a <= error))  # c >= 1 since tail_a[0] = 1 > error
+        gamma = (error - tail_a[c]) / stats.binom.pmf(c - 1, n, 0.5)
+        return float(1.0 - tail_b[c] - gamma * stats.binom.pmf(c - 1, n, 0.5 + e))
+
+    def first(ok, e: float) -> int:
+        hi = 1
+        while not ok(hi, e):
+            hi *= 2
+        lo = hi // 2  # ok fails at lo (lo = 0: no sample, no test better than a coin)
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (lo, mid) if ok(mid, e) else (mid, hi)
+        return hi
+
+    sizes = np.array([first(lambda n, e: type2(n, e) <= error, e) for e in eps])
+    before = np.array([type2(n - 1, e) for n, e in zip(sizes, eps)])  # n - 1 = 0: the coin, 1 - error
+    n_tv = np.array([first(lambda n, e: tv(n, e) >= target, e) for e in eps])
+    return {"eps": eps, "error": error, "n": sizes, "type2_before": before, "n_tv": n_tv, "bound": target**2 / (2.0 * eps**2)}

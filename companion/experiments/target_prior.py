@@ -11,6 +11,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import prior as _prior
+from .._memo import memoised
 from .._checks import (
     as_sizes,
     as_masses,
@@ -320,6 +321,7 @@ def _qmm_fit(name: str, eta: np.ndarray, f: np.ndarray, q: float, auc: float):
     return _prior.cspd(eta, f, q, auc, link="logistic" if name == "Logistic CSPD" else "normal")
 
 
+@memoised
 def auc_sensitivity(aucs=None, step: float = 0.005, example: RatingScaleExample | None = None) -> dict:
     r"""The concave evaluation :math:`E_Q[\sqrt{\eta_Q}]` of the QMM methods as a function of the assumed target AUC.
 
@@ -376,6 +378,7 @@ def remark1_quantification(
     return {"true_priors": true_priors, "estimates": estimates, "vasicek_target": vasicek}
 
 
+@memoised
 def sampled_table1(
     n_values=(100, 1_000, 10_000), n_reps: int = 20, rng=0, example: RatingScaleExample | None = None
 ) -> dict:

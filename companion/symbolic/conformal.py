@@ -13,6 +13,8 @@ import numbers
 
 import sympy as sp
 
+from ..conformal import exact_level
+
 
 def _small_int(x, name: str, lo: int, hi: int) -> int:
     """An integer argument in [lo, hi] (numpy integers accepted; bools, floats and strings refused)."""
@@ -27,6 +29,7 @@ __all__ = [
     "label_shift_factorization_residual",
     "uniform_weight_masses",
     "split_coverage_interval",
+    "split_coverage_by_integration",
     "bernoulli_normal_limits",
 ]
 
@@ -102,13 +105,14 @@ def split_coverage_interval(n_max: int = 40, alphas=(sp.Rational(1, 10), sp.Rati
                                                      sp.Rational(1, 3))) -> dict:
     r"""Theorem 1 with distinct scores: the exact coverage :math:`c = \lceil(1-\alpha)(n+1)\rceil/(n+1)` lies in :math:`[1-\alpha, 1-\alpha+1/(n+1))`.
 
-    For every :math:`n\le` ``n_max`` and every rational level, returns the
+    For every :math:`n\le` ``n_max`` and every rational level (a float is read
+    as :func:`companion.conformal.exact_level` reads it: ``1/3`` is 1/3), returns the
     smallest value of :math:`c-(1-\alpha)` (must be :math:`\ge 0`) and of
     :math:`1-\alpha+1/(n+1)-c` (must be :math:`>0`), as exact rationals.
     """
     n_max = _small_int(n_max, "n_max", 1, 10_000)
     try:
-        levels = [sp.Rational(a) if not isinstance(a, float) else sp.Rational(repr(a)) for a in alphas]
+        levels = [sp.Rational(a) if not isinstance(a, float) else sp.Rational(*exact_level(a).as_integer_ratio()) for a in alphas]
     except (TypeError, ValueError, sp.SympifyError):
         raise ValueError(f"alphas must be a non-empty sequence of rational levels in (0, 1), got {alphas!r}") from None
     if not levels or any(isinstance(a, (bool, str)) for a in alphas) or any(not (0 < a < 1) for a in levels):
@@ -121,6 +125,28 @@ def split_coverage_interval(n_max: int = 40, alphas=(sp.Rational(1, 10), sp.Rati
             low.append(c - (1 - a))
             high.append(1 - a + sp.Rational(1, n + 1) - c)
     return {"min_gap_below": min(low), "min_gap_above": min(high)}
+
+
+def split_coverage_by_integration(n_max: int = 12) -> dict:
+    r"""The exact coverage :math:`r/(n+1)` of split conformal by integrating over an order statistic.
+
+    Book: ``thm-conf-split``.  With :math:`n+1` independent uniform scores
+    (continuous i.i.d. scores reduce to them by the probability integral
+    transform), the test score is at most the calibration score of rank
+    :math:`r` with probability :math:`\int_0^1 t f_r(t)\,dt`, where
+    :math:`f_r(t) = n!/((r-1)!(n-r)!)\,t^{r-1}(1-t)^{n-r}` is the density of
+    that order statistic.  The book's proof gets :math:`r/(n+1)` from the
+    uniform rank instead.  Returns ``{(n, r): integral}`` for every
+    :math:`1\le r\le n\le` ``n_max``, to be compared with :math:`r/(n+1)`.
+    """
+    n_max = _small_int(n_max, "n_max", 1, 40)
+    t = sp.symbols("t", nonnegative=True)
+    out = {}
+    for n in range(1, n_max + 1):
+        for r in range(1, n + 1):
+            density = sp.factorial(n) / (sp.factorial(r - 1) * sp.factorial(n - r)) * t ** (r - 1) * (1 - t) ** (n - r)
+            out[(n, r)] = sp.integrate(t * density, (t, 0, 1))
+    return out
 
 
 def bernoulli_normal_limits() -> dict:

@@ -47,27 +47,51 @@ def bayes_correction_residuals(k: int = 3) -> list:
     return [sp.simplify(c - e) for c, e in zip(corrected, eta_q)]
 
 
-def moment_identity_residuals(k: int = 3, m: int = 3) -> list:
-    r""":math:`\nu = C w^*` (book ``prop-lsw-moment``) for a feature map on ``m`` points and ``k`` classes.
+def moment_identity_residuals(k: int = 3, m: int = 3) -> dict:
+    r""":math:`\nu - C w^*` (book ``prop-lsw-moment``) with and without label shift, on ``m`` points and ``k`` classes.
 
-    :math:`X` takes ``m`` values with class-conditional masses ``c_{x,y}``
-    (free symbols); the features :math:`\phi_i(x)` are free symbols (hard:
-    one-hot, soft: probabilities; the identity needs neither).
-    :math:`C_{ij} = \sum_x \phi_i(x)\,c_{x,j}\,p_j` and
-    :math:`\nu_i = \sum_x\phi_i(x)\sum_j q_j c_{x,j}`; residuals of
-    :math:`\nu - C(q/p)`, expanded.  ``k`` is an integer in [2, 8] and
-    ``m`` in [1, 8].
+    :math:`X` takes ``m`` values with source class-conditional masses
+    ``c_{x,y}`` (free positive symbols) and source prior ``p``; the features
+    are the soft Bayes posterior :math:`\phi_i(x) = p_ic_{x,i}/\sum_jp_jc_{x,j}`
+    of the source, and :math:`C_{ij} = \sum_x\phi_i(x)\,c_{x,j}\,p_j`.  The
+    target mean feature :math:`\nu_i = \sum_x\phi_i(x)\,Q[X=x]` is computed
+    from the target's own class-conditional masses
+    ``c_{x,y} + t d_{x,y}`` (``d`` free with :math:`\sum_x d_{x,y} = 0`, so
+    each column is still a law for small ``t``) and prior ``q``.  Returns
+    ``label_shift`` (the residuals :math:`\nu - C(q/p)` at ``t = 0``,
+    simplified; they vanish for any features and masses, so this row repeats
+    the algebra of the proof and cannot fail) and ``shifted_example`` (a
+    sensitivity example: the residuals with the target's class-conditionals
+    moved, at one rational instance: ``t = 1/10``, column-normalised masses,
+    uniform ``p``, ``q`` proportional to ``1..k``; non-zero once the
+    class-conditional laws differ).  ``k`` is an integer in [2, 6] and ``m`` in [2, 6].
     """
-    k = check_int(k, "k", minimum=2, maximum=8)
-    m = check_int(m, "m", minimum=1, maximum=8)
+    k = check_int(k, "k", minimum=2, maximum=6)
+    m = check_int(m, "m", minimum=2, maximum=6)
     p = sp.symbols(f"p1:{k + 1}", positive=True)
     q = sp.symbols(f"q1:{k + 1}", positive=True)
+    t = sp.Symbol("t")
     c = sp.Matrix(m, k, lambda x, y: sp.Symbol(f"c_{x + 1}{y + 1}", positive=True))
-    phi = sp.Matrix(k, m, lambda i, x: sp.Symbol(f"phi_{i + 1}{x + 1}"))
+    # perturbation of the class-conditionals whose columns sum to zero: the last row balances the others
+    d = sp.Matrix(m, k, lambda x, y: sp.Symbol(f"d_{x + 1}{y + 1}") if x < m - 1
+                  else -sum(sp.Symbol(f"d_{r + 1}{y + 1}") for r in range(m - 1)))
+    phi = sp.Matrix(k, m, lambda i, x: _simplex_posterior(p, list(c.row(x)))[i])
     confusion = phi * c * sp.diag(*p)
-    nu = phi * c * sp.Matrix(q)
     w = sp.Matrix([qy / py for qy, py in zip(q, p)])
-    return [sp.simplify(e) for e in (nu - confusion * w)]
+
+    def residuals(cond_q):
+        target_mass = cond_q * sp.Matrix(q)  # Q[X = x] = sum_y q_y Q[X = x | Y = y]
+        return list(phi * target_mass - confusion * w)
+
+    # one rational instance: column-normalised masses, uniform p, q proportional to 1..k, t = 1/10
+    point = {t: sp.Rational(1, 10)}
+    for y in range(k):
+        column = [sp.Integer(x + y + 1) for x in range(m)]
+        point.update({c[x, y]: v / sum(column) for x, v in enumerate(column)})
+        point.update({sp.Symbol(f"d_{x + 1}{y + 1}"): sp.Rational((-1) ** (x + y), 20) for x in range(m - 1)})
+        point.update({p[y]: sp.Rational(1, k), q[y]: sp.Rational(2 * (y + 1), k * (k + 1))})
+    return {"label_shift": [sp.cancel(sp.together(e)) for e in residuals(c)],
+            "shifted_example": [sp.nsimplify(e.subs(point)) for e in residuals(c + t * d)]}
 
 
 def bbse_perturbation_residuals(k: int = 2) -> list:

@@ -21,8 +21,11 @@ __all__ = [
     "same_level_set_change",
     "lemma11_constants",
     "termination_constants",
+    "lemma7_bucket_constants",
+    "grid_gain_factor",
     "lemma8_constants",
     "two_worlds_errors",
+    "recalibration_lower_bound_constants",
 ]
 
 #: Largest number of classes the builders accept: their expressions grow with ``k`` (sums of ``k``
@@ -218,6 +221,66 @@ def lemma8_constants() -> dict:
     }
 
 
+def grid_gain_factor() -> dict:
+    r"""Factors of :math:`\binom{m+k}{k}/(m+1)^k = \prod_{j=1}^k \frac{m+j}{j(m+1)}` (``cor-multiclass-lp-gain``).
+
+    ``one_minus_factor`` :math:`= 1 - \frac{m+j}{j(m+1)}` in factored form
+    (non-negative for :math:`j \ge 1`); ``derivative`` of :math:`(m+j)/j` in
+    :math:`j` (negative: the factors decrease); ``three_quarters_gap``
+    :math:`= \frac34 - \frac{m+2}{2(m+1)}` factored (non-negative for :math:`m \ge 1`);
+    ``product_residual``: the product minus :math:`\binom{m+k}{k}/(m+1)^k` for
+    ``k = 2, ..., 6`` (zeros).
+    """
+    m, j = sp.symbols("m j", positive=True)
+    factor = (m + j) / (j * (m + 1))
+    residuals = {
+        k: sp.simplify(sp.prod([factor.subs(j, i) for i in range(1, k + 1)]) - sp.binomial(m + k, k).expand(func=True) / (m + 1) ** k)
+        for k in range(2, 7)
+    }
+    return {
+        "one_minus_factor": sp.factor(1 - factor),
+        "derivative": sp.simplify(sp.diff((m + j) / j, j)),
+        "three_quarters_gap": sp.factor(sp.Rational(3, 4) - factor.subs(j, 2)),
+        "product_residual": residuals,
+    }
+
+
+def lemma7_bucket_constants() -> dict:
+    r"""Constants of the bucket proof of the book's Lemma 7 (``lem-multiclass-lp-bins``).
+
+    Light level sets (mass below :math:`\omega/2`) are grouped into buckets closed
+    once their mass reaches :math:`\omega/4`: ``bucket_mass`` :math:`= \omega/4 + \omega/2`
+    bounds a bucket's mass, ``bucket_gap`` :math:`= \omega -` that is the deviation a
+    light level set needs to look heavy; ``heavy_gap`` :math:`= 3\omega/2 - \omega` the
+    deviation a level set of mass at least :math:`3\omega/2` needs to look light.
+    Hoeffding exponents :math:`2n\,\mathrm{gap}^2`: ``bucket_exponent``,
+    ``heavy_exponent``.  Events: at most ``n_events`` :math:`= 2/(3\omega) + 4/\omega + 1`;
+    ``events_slack`` :math:`= 6/\omega -` ``n_events`` is non-negative for
+    :math:`\omega \le 1` (its value at :math:`\omega = 1` is ``events_slack_at_1``,
+    and it decreases in :math:`\omega`); ``sample_size_residual`` is the root of
+    :math:`(6/\omega)e^{-n\omega^2/8} = \delta` minus :math:`8\log(6/(\omega\delta))/\omega^2` (zero).
+    """
+    omega, n, delta = sp.symbols("omega n delta", positive=True)
+    bucket_mass = omega / 4 + omega / 2
+    bucket_gap = omega - bucket_mass
+    heavy_gap = sp.Rational(3, 2) * omega - omega
+    n_events = 2 / (3 * omega) + 4 / omega + 1
+    slack = 6 / omega - n_events
+    size = sp.solve(sp.Eq(6 / omega * sp.exp(-n * omega**2 / 8), delta), n)
+    return {
+        "bucket_mass": bucket_mass,
+        "bucket_gap": bucket_gap,
+        "heavy_gap": heavy_gap,
+        "bucket_exponent": sp.expand(2 * n * bucket_gap**2),
+        "heavy_exponent": sp.expand(2 * n * heavy_gap**2),
+        "n_events": sp.together(n_events),
+        "events_slack": sp.simplify(slack),
+        "events_slack_at_1": slack.subs(omega, 1),
+        "events_slack_derivative": sp.simplify(sp.diff(slack, omega)),
+        "sample_size_residual": sp.simplify(sp.expand_log(size[0] - 8 * sp.log(6 / (omega * delta)) / omega**2, force=True)),
+    }
+
+
 def two_worlds_errors() -> dict:
     r"""Errors of world B of ``thm-multiclass-lp-testing``: :math:`N` bins of mass :math:`1/N`, two classes, bias :math:`\pm\chi`.
 
@@ -239,4 +302,41 @@ def two_worlds_errors() -> dict:
         "at_p1": sp.simplify(claim.subs(p, 1)),
         "limit_large_N_p2": sp.limit(claim.subs(p, 2), big_n, sp.oo),
         "collision_bound": sp.binomial(n, 2) / big_n,
+    }
+
+
+def recalibration_lower_bound_constants() -> dict:
+    r"""Constants of the reduction from recalibration to testing (``cor-multiclass-lp-recalibration-lower-bound``).
+
+    Two classes, :math:`X` a single point, :math:`P[Y = 1] = 1/2` (world A) or
+    :math:`1/2 + d` (world B).  ``chi_square`` :math:`= \sum_y (P_B(y) - P_A(y))^2/P_A(y) = 4d^2`
+    bounds :math:`\mathrm{KL}(P_B\|P_A)`; Pinsker's inequality with total
+    variation at least :math:`1/3` then needs :math:`n \ge 1/(18 d^2)`:
+    ``n_bound`` at :math:`d = 3\varepsilon` (``n_bound_residual`` :math:`= n -
+    1/(162\varepsilon^2)`, zero) and ``n_bound_gap`` at :math:`d = \gamma\varepsilon`,
+    whose limit as :math:`\gamma \downarrow 2` is ``n_bound_limit``.  The test says B when
+    :math:`u_1 > 1/2 + 3\varepsilon/2`: ``margin_a`` is the cut minus the largest
+    :math:`u_1` within :math:`\varepsilon` of world A, ``margin_b`` the smallest within
+    :math:`\varepsilon` of world B minus the cut (both :math:`\varepsilon/2 > 0`).
+    ``zero_sample_errors``: the errors, in the proposition's worlds (gap
+    :math:`\varepsilon`), of the data-free output :math:`u_1 = 1/2 + \varepsilon/2` (both
+    :math:`\varepsilon/2`), which is why the reduction needs a gap above :math:`2\varepsilon`.
+    """
+    eps, d, n, gamma = sp.symbols("varepsilon d n gamma", positive=True)
+    p_a = (sp.Rational(1, 2), sp.Rational(1, 2))
+    p_b = (sp.Rational(1, 2) + d, sp.Rational(1, 2) - d)
+    chi = sp.simplify(sum((b - a) ** 2 / a for a, b in zip(p_a, p_b)))
+    # Pinsker: 1/3 <= TV <= sqrt(n KL / 2) <= sqrt(n chi / 2), solved for n
+    size = sp.solve(sp.Eq(sp.Rational(1, 9), n * chi / 2), n)[0]
+    cut = sp.Rational(1, 2) + sp.Rational(3, 2) * eps
+    u = sp.Rational(1, 2) + eps / 2
+    return {
+        "chi_square": chi,
+        "n_bound": sp.simplify(size.subs(d, 3 * eps)),
+        "n_bound_residual": sp.simplify(size.subs(d, 3 * eps) - 1 / (162 * eps**2)),
+        "n_bound_gap": sp.simplify(size.subs(d, gamma * eps)),
+        "n_bound_limit": sp.limit(size.subs(d, gamma * eps), gamma, 2),
+        "margin_a": sp.simplify(cut - (sp.Rational(1, 2) + eps)),
+        "margin_b": sp.simplify((sp.Rational(1, 2) + 3 * eps - eps) - cut),
+        "zero_sample_errors": (sp.Abs(u - sp.Rational(1, 2)), sp.Abs(u - sp.Rational(1, 2) - eps)),
     }

@@ -60,38 +60,65 @@ def implied_auc_residual(n: int) -> dict[str, sp.Expr]:
 
 
 def jensen_bounds_derivation(m: int) -> dict[str, sp.Expr]:
-    r"""The bounds (2), :math:`(1-q)C(0) + qC(1) \le E[C(Z)] \le C(q)`, for ``Z`` on ``m`` values in [0, 1].
+    r"""The gaps of the bounds (2), :math:`(1-q)C(0) + qC(1) \le E[C(Z)] \le C(q)`, for :math:`C = \sqrt{\cdot}`, ``Z`` on ``m`` values.
 
-    Concavity gives the chord bound :math:`C(z) \ge (1-z)C(0) + zC(1)` and the
-    tangent bound :math:`C(z) \le C(q) + C'(q)(z-q)`; taking expectations with
-    :math:`E[Z] = q` turns them into (2) (the book's ``eq-tp-jensen``).
-    Returns the two expectation residuals (zero for any ``C``) and, for
-    :math:`C = \sqrt{\cdot}` written with :math:`u = \sqrt z`, :math:`t = \sqrt q`,
-    the chord gap :math:`\sqrt z - z` and the tangent gap
-    :math:`C(q) + C'(q)(z - q) - \sqrt z` together with the forms
-    :func:`sympy.factor` finds for them (visibly non-negative).
+    Write the values as :math:`z_i = u_i^2` with :math:`u_i \in [0, 1]`, masses
+    :math:`w_i` and :math:`q = \sum_i w_i u_i^2`.  Both gaps of (2) (the book's
+    ``eq-tp-jensen``) are sums of masses times pointwise gaps:
+
+    .. math:: E[\sqrt Z] - q = \sum_i w_i u_i (1 - u_i), \qquad
+              \sqrt q - E[\sqrt Z] = \sum_i w_i \frac{(\sqrt q - u_i)^2}{2\sqrt q}.
+
+    The identities only move the sign into the pointwise gaps; they do not
+    establish it.  The first is a term-by-term rewriting: ``lower_residual``
+    is computed with free masses (not summing to one) and is zero all the same.
+    The second uses :math:`\sum_i w_i = 1`: ``upper_residual`` (masses summing
+    to one) is zero, ``upper_residual_any_mass`` (free masses) is
+    :math:`\sqrt q\,(1 - \sum_i w_i)/2`.  Concavity enters only through the sign
+    of the pointwise chord gap :math:`C(z) - (1-z)C(0) - zC(1)` and tangent gap
+    :math:`C(q) + C'(q)(z - q) - C(z)`, returned in ``u = sqrt(z)``,
+    ``t = sqrt(q)`` with the forms :func:`sympy.factor` finds for them: for
+    :math:`C = \sqrt{\cdot}` (``chord_gap``, ``tangent_gap``, ``..._factored``)
+    and for the convex control :math:`C(z) = z^2` (``convex_chord_gap``,
+    ``convex_tangent_gap``, ``..._factored``), whose gaps are :math:`\le 0`.
+    Evaluating both pairs on a grid is the check of the sign that can fail.
     ``m`` is an integer from 1 to 8.
     """
     m = check_int(m, "m", minimum=1, maximum=_MAX_VALUES)
     w = sp.symbols(f"w1:{m + 1}", positive=True)
-    z = sp.symbols(f"z1:{m + 1}", nonnegative=True)
-    weights = tuple(w[:-1]) + (1 - sum(w[:-1]),)
-    q = sum(wi * zi for wi, zi in zip(weights, z))
-    C0, C1, Cq, dCq = sp.symbols("C_0 C_1 C_q C'_q")
-    chord = sum(wi * ((1 - zi) * C0 + zi * C1) for wi, zi in zip(weights, z))
-    tangent = sum(wi * (Cq + dCq * (zi - q)) for wi, zi in zip(weights, z))
-    u, t, x = sp.symbols("u t x", positive=True)  # u = sqrt(z), t = sqrt(q)
-    C = sp.sqrt
-    dC_at_q = sp.diff(C(x), x).subs(x, t**2)
-    chord_gap = C(u**2) - ((1 - u**2) * C(0) + u**2 * C(1))
-    tangent_gap = C(t**2) + dC_at_q * (u**2 - t**2) - C(u**2)
+    u = sp.symbols(f"u1:{m + 1}", nonnegative=True)
+
+    def residuals(weights):
+        q = sum(wi * ui**2 for wi, ui in zip(weights, u))
+        mean_root = sum(wi * ui for wi, ui in zip(weights, u))  # E[sqrt Z]
+        lower_sum = sum(wi * ui * (1 - ui) for wi, ui in zip(weights, u))
+        upper_sum = sum(wi * (sp.sqrt(q) - ui) ** 2 / (2 * sp.sqrt(q)) for wi, ui in zip(weights, u))
+        return sp.simplify(mean_root - q - lower_sum), sp.factor(sp.simplify(sp.sqrt(q) - mean_root - upper_sum))
+
+    lower_any_mass, upper_any_mass = residuals(w)
+    _, upper = residuals(tuple(w[:-1]) + (1 - sum(w[:-1]),))
+    v, t, x = sp.symbols("u t x", positive=True)  # one value u = sqrt(z), and t = sqrt(q)
+
+    def gaps(C):
+        """Chord and tangent gaps of ``C`` at z = u^2, q = t^2, with their factored forms."""
+        chord = C(v**2) - (1 - v**2) * C(0) - v**2 * C(1)
+        tangent = C(t**2) + sp.diff(C(x), x).subs(x, t**2) * (v**2 - t**2) - C(v**2)
+        return chord, sp.factor(chord), tangent, sp.factor(sp.together(tangent))
+
+    chord, chord_f, tangent, tangent_f = gaps(sp.sqrt)
+    convex_chord, convex_chord_f, convex_tangent, convex_tangent_f = gaps(lambda z: z**2)
     return {
-        "chord_residual": sp.expand(chord - ((1 - q) * C0 + q * C1)),
-        "tangent_residual": sp.expand(tangent - Cq),
-        "chord_gap": chord_gap,
-        "chord_gap_factored": sp.factor(chord_gap),
-        "tangent_gap": tangent_gap,
-        "tangent_gap_factored": sp.factor(sp.together(tangent_gap)),
+        "lower_residual": lower_any_mass,
+        "upper_residual": upper,
+        "upper_residual_any_mass": upper_any_mass,
+        "chord_gap": chord,
+        "chord_gap_factored": chord_f,
+        "tangent_gap": tangent,
+        "tangent_gap_factored": tangent_f,
+        "convex_chord_gap": convex_chord,
+        "convex_chord_gap_factored": convex_chord_f,
+        "convex_tangent_gap": convex_tangent,
+        "convex_tangent_gap_factored": convex_tangent_f,
     }
 
 

@@ -5,10 +5,10 @@ import re
 import pytest
 from bs4 import BeautifulSoup
 
-from conftest import ROOT, toc_files
+from conftest import BUILD, toc_files
 from html_checker import site_problems
 
-STUDENT = ROOT / "_build" / "student" / "_build" / "html"
+STUDENT = BUILD / "student" / "_build" / "html"
 
 
 def exercise_labels(html_root, page: str) -> list[str]:

@@ -1,14 +1,24 @@
-"""The PDF of the whole book (``make pdf-check``, after ``make pdf``)."""
+"""The PDF of the whole book (``make pdf-check``, after ``make pdf``).
+
+Each check of the layout, the links, the outline and the tags is proven on a broken fixture in
+``test_fixtures.py``.
+"""
 
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from pypdf import PdfReader
 
 ROOT = Path(__file__).resolve().parents[2]
 PDF = ROOT / "_build" / "pdf" / "book.pdf"
+sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+import pdfcheck  # noqa: E402
+from print_pdf import MARGIN_MM  # noqa: E402
 LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl"}
 
 
@@ -26,6 +36,33 @@ def chapters():
                        for line in "".join(c["source"]).splitlines() if line.startswith("# "))
         figures = sum("image/png" in o.get("data", {}) for c in cells if c["cell_type"] == "code" for o in c["outputs"])
         yield heading[2:].split("$")[0].strip(), figures
+
+
+def source_headings(path: Path) -> tuple[str, list[str]]:
+    """(title, section titles) of a page of the book: its ``#`` heading and its ``##`` headings."""
+    if path.suffix == ".ipynb":
+        text = "\n".join("".join(c["source"]) for c in json.loads(path.read_text())["cells"]
+                         if c["cell_type"] == "markdown")
+    else:
+        text = path.read_text()
+    text = re.sub(r"^(```|~~~).*?^\1", "", text, flags=re.S | re.M)  # no headings inside code fences
+    title = re.search(r"^# (.+)$", text, re.M).group(1)
+    return title, re.findall(r"^## (.+)$", text, re.M)
+
+
+def toc_pages() -> list[Path]:
+    """The source of every page in ``_toc.yml``: the root, the chapters and their sections."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = [toc["root"]]
+
+    def add(entries):
+        for entry in entries:
+            files.append(entry["file"])
+            add(entry.get("sections", []))
+
+    for part in toc["parts"]:
+        add(part["chapters"])
+    return [next(ROOT.glob(f + ".*")) for f in files]
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +88,51 @@ def test_every_figure_is_embedded_and_the_book_has_its_length(pdf):
 
 
 def test_no_raw_tex_delimiters_in_the_text(pdf):
-    """Untypeset math keeps its delimiters; LaTeX inside code listings (raw strings) has none."""
+    """Untypeset math keeps its delimiters; LaTeX inside code listings (raw strings) has none, and
+    prose that names the delimiters writes them around an ellipsis (``$$...$$``)."""
     _, text = pdf
-    raw = re.findall(r".{0,30}(?:\\\(|\\\)|\\\[|\\\]|\$\$).{0,30}", text)
+    raw = re.findall(r".{0,30}(?:\\\(|\\\)|\\\[|\\\]|(?<!\.\.\.)\$\$(?!\.\.\.)).{0,30}", text)
     assert not raw, f"raw TeX in the PDF text: {raw[:5]}"
+
+
+def test_nothing_is_wider_than_the_text_column(pdf):
+    """No glyph in a side margin, and no page shrunk by Chromium to fit a box wider than the column."""
+    reader, _ = pdf
+    runs = list(pdfcheck.glyph_runs(reader))
+    outside = pdfcheck.glyphs_outside_column(reader, runs, MARGIN_MM["left"], MARGIN_MM["right"])
+    assert not outside, f"{len(outside)} runs of glyphs reach into a margin: (page, x0, x1, column) {outside[:10]}"
+    shrunk = pdfcheck.shrunk_pages(runs)
+    assert not shrunk, f"{len(shrunk)} pages set smaller to fit something too wide: (page, pt/px) {shrunk[:10]}"
+
+
+def test_every_link_resolves_inside_the_pdf_or_is_http(pdf):
+    reader, _ = pdf
+    bad = pdfcheck.bad_links(reader)
+    assert not bad, f"{len(bad)} dead links: {bad[:10]}"
+    counts = pdfcheck.link_counts(reader)
+    assert counts["internal"] > 1000, counts  # cross-references, citations, the contents
+
+
+def test_the_outline_has_every_chapter_and_its_sections(pdf):
+    reader, _ = pdf
+    tree = pdfcheck.outline_tree(reader)
+    chapters = [source_headings(path) for path in toc_pages()]
+    assert len(chapters) > 20
+    missing = pdfcheck.missing_from_outline(tree, chapters)
+    assert not missing, f"missing from the PDF's bookmarks: {missing}"
+    parts = [p["caption"] for p in yaml.safe_load((ROOT / "_toc.yml").read_text())["parts"]]
+    assert [t for t, _ in tree if t in parts] == parts, f"top-level bookmarks: {[t for t, _ in tree]}"
+
+
+def test_the_pdf_is_tagged(pdf):
+    reader, _ = pdf
+    assert pdfcheck.tagged(reader)
+
+
+def test_the_title_page_gives_title_edition_and_where_the_code_is(pdf):
+    reader, _ = pdf
+    first = normalise(reader.pages[0].extract_text())
+    title = yaml.safe_load((ROOT / "_config.yml").read_text())["title"]
+    assert normalise(title) in first
+    assert re.search(r"Edition of \d{1,2} [A-Z][a-z]+ \d{4}", first), first
+    assert "companion" in first and "Run the code" in first, first

@@ -1,0 +1,141 @@
+"""Sphinx extension: the code one step from every chapter (page ``book/run_the_code.md``).
+
+When an HTML build starts, two files are written into ``code/`` of the site:
+
+* the companion as a wheel, ``code/companion-<version>-py3-none-any.whl``,
+  built by pip from a copy of ``pyproject.toml`` and ``companion/`` (so the
+  build leaves nothing behind in the checkout); the build fails when a module
+  of the source tree is missing from the wheel (a subpackage left out of the
+  package list, say);
+* ``code/requirements-reader.txt``: what a reader installs next to the wheel
+  to run a downloaded chapter, pinned to the versions of ``requirements.txt``,
+  with which the stored outputs were computed.
+
+The role ``{reader-file}`name``` links one of these files from a page and
+fails the build when no file of that name is shipped (a wheel name left stale
+by a version bump).  Outside the HTML builder (the single page printed as the
+PDF) the name is set as code without a link, which a PDF could not follow.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import tomllib
+import zipfile
+from pathlib import Path
+
+from docutils import nodes
+from sphinx.errors import ExtensionError
+from sphinx.transforms.post_transforms import SphinxPostTransform
+from sphinx.util.osutil import relative_uri
+
+CODE_DIR = "code"  # the site's folder of shipped files
+REQUIREMENTS = "requirements-reader.txt"
+# Besides the companion's own dependencies (pyproject.toml): SymPy's mpmath,
+# the classifiers of the real-data chapters with their helpers, a Jupyter
+# kernel and a notebook front end.
+READER_EXTRAS = ("mpmath", "scikit-learn", "joblib", "threadpoolctl", "ipykernel", "jupyterlab")
+
+
+def reader_requirements(root: Path) -> str:
+    """The reader's requirements file: every package a chapter needs, pinned as in ``requirements.txt``."""
+    pins = {}
+    for line in (root / "requirements.txt").read_text().splitlines():
+        match = re.fullmatch(r"([A-Za-z0-9_.\-]+)==(\S+)", line.strip())
+        if match:
+            pins[match[1].lower()] = match[0]
+    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    wanted = [re.split(r"[<>=!~;\[ ]", dep, maxsplit=1)[0].lower() for dep in project["dependencies"]]
+    wanted += [name for name in READER_EXTRAS if name not in wanted]
+    unpinned = [name for name in wanted if name not in pins]
+    if unpinned:
+        raise ExtensionError(f"reader_code: requirements.txt pins no version of {', '.join(unpinned)}")
+    header = [
+        "# What a reader installs, with the companion's wheel, to run a chapter of the book",
+        "# (its page \"Run the code\"): the versions the book's outputs were computed with.",
+    ]
+    return "\n".join(header + [pins[name] for name in wanted]) + "\n"
+
+
+def missing_modules(wheel: Path, package: Path) -> list[str]:
+    """Modules of the source folder ``package`` (``.py`` files) that the wheel does not hold."""
+    held = set(zipfile.ZipFile(wheel).namelist())
+    wanted = sorted(p.relative_to(package.parent).as_posix() for p in package.rglob("*.py"))
+    return [name for name in wanted if name not in held]
+
+
+def build_wheel(root: Path, dest: Path) -> Path:
+    """Build the companion's wheel into ``dest`` from a copy of its sources; check that it is complete."""
+    with tempfile.TemporaryDirectory(prefix="companion-wheel-") as tmp:
+        source = Path(tmp, "source")
+        shutil.copytree(root / "companion", source / "companion", ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copy2(root / "pyproject.toml", source)
+        out = Path(tmp, "wheel")
+        run = subprocess.run(
+            [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--quiet",
+             "--wheel-dir", str(out), str(source)],
+            capture_output=True, text=True,
+        )
+        wheels = sorted(out.glob("*.whl"))
+        if run.returncode != 0 or len(wheels) != 1:
+            raise ExtensionError(f"reader_code: pip could not build the companion's wheel:\n{run.stdout}{run.stderr}")
+        missing = missing_modules(wheels[0], root / "companion")
+        if missing:
+            raise ExtensionError(
+                f"reader_code: the wheel {wheels[0].name} lacks {', '.join(missing)}: "
+                "list every subpackage in pyproject.toml ([tool.setuptools.packages.find])"
+            )
+        for old in dest.glob("*.whl"):
+            old.unlink()
+        return Path(shutil.copy2(wheels[0], dest))
+
+
+def _ship(app) -> None:
+    app.reader_files = None
+    if app.builder.format != "html":
+        return
+    root, dest = Path(app.srcdir), Path(app.outdir, CODE_DIR)
+    dest.mkdir(parents=True, exist_ok=True)
+    wheel = build_wheel(root, dest)
+    (dest / REQUIREMENTS).write_text(reader_requirements(root))
+    app.reader_files = {wheel.name, REQUIREMENTS}
+
+
+def _reader_file_role(name, rawtext, text, lineno, inliner, options=None, content=None):
+    shipped = inliner.document.settings.env.app.reader_files
+    if shipped is not None and text not in shipped:
+        msg = inliner.reporter.error(
+            f"reader-file: no file {text!r} is shipped in {CODE_DIR}/ (shipped: {', '.join(sorted(shipped))})",
+            line=lineno,
+        )
+        return [inliner.problematic(rawtext, rawtext, msg)], [msg]
+    node = nodes.reference(rawtext, "", nodes.literal(text, text), classes=["reader-file"])
+    node["reader_file"] = text
+    return [node], []
+
+
+class ReaderFileLinks(SphinxPostTransform):
+    """Point each ``reader-file`` link at ``code/`` from its page (HTML), or unlink it (other builders)."""
+
+    default_priority = 5
+
+    def run(self, **kwargs):
+        for ref in list(self.document.findall(nodes.reference)):
+            if "reader_file" not in ref:
+                continue
+            if self.app.builder.name == "html":
+                page = self.app.builder.get_target_uri(self.env.docname)
+                ref["refuri"] = relative_uri(page, f"{CODE_DIR}/{ref['reader_file']}")
+            else:
+                ref.replace_self(ref.children)
+
+
+def setup(app):
+    app.connect("builder-inited", _ship)
+    app.add_role("reader-file", _reader_file_role)
+    app.add_post_transform(ReaderFileLinks)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
