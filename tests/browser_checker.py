@@ -20,11 +20,14 @@ reported.  On each page:
 
 from __future__ import annotations
 
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from browser import wait_for_mathjax
+from browser import offline_browser, wait_for_mathjax
 
 #: Window widths (px) at which no page may scroll sideways: a desktop and a phone.
 WIDTHS = (1280, 390)
@@ -227,3 +230,32 @@ def search_hits(context, search_page: Path, word: str) -> dict:
     snippets = page.evaluate("() => document.querySelectorAll('#search-results ul.search li p.context').length")
     page.close()
     return {"hits": hits, "snippets": snippets, "console": console}
+
+
+def check_pages(html_root: Path, shots: dict[str, Path | None], excused: dict[str, tuple[str, str]] | None = None) -> dict:
+    """:func:`check_page` on each page ``shots`` names (``page -> screenshot path or None``), in one offline browser.
+
+    Returns ``{"reports": {page: report}, "blocked": [urls that tried to leave the local files]}``.
+    """
+    with offline_browser() as (context, blocked):
+        reports = {
+            page: check_page(context, Path(html_root) / f"{page}.html", screenshot=shot, excused=excused)
+            for page, shot in shots.items()
+        }
+        return {"reports": reports, "blocked": list(blocked)}
+
+
+def check_pages_in_parallel(html_root: Path, shots: dict[str, Path | None], excused=None, workers: int | None = None) -> dict:
+    """:func:`check_pages` split over ``workers`` processes (default: one per core, at most 4), merged in page order.
+
+    Each worker runs its own browser; axe-core's colour-contrast rule dominates the time and
+    runs on one core per page, so the pages are shared out round-robin.
+    """
+    workers = workers or max(1, min(4, os.cpu_count() or 1))
+    pages = list(shots)
+    chunks = [{page: shots[page] for page in pages[i::workers]} for i in range(workers)]
+    chunks = [chunk for chunk in chunks if chunk]
+    with ProcessPoolExecutor(len(chunks), mp_context=multiprocessing.get_context("fork")) as pool:
+        parts = list(pool.map(check_pages, [html_root] * len(chunks), chunks, [excused] * len(chunks)))
+    reports = {page: report for part in parts for page, report in part["reports"].items()}
+    return {"reports": {page: reports[page] for page in pages}, "blocked": [u for part in parts for u in part["blocked"]]}

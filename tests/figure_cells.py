@@ -14,6 +14,7 @@ A figure cell is a code cell with ``mystnb.figure`` metadata or a stored
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -78,7 +79,9 @@ def run_figure_cells(path: Path, timeout: float = 900) -> list[Outcome]:
     path = Path(path)
     nb = nbformat.read(path, as_version=4)
     setup, cells = setup_source(nb), figure_cells(nb)
-    manager, client = start_new_kernel(kernel_name="python3", cwd=str(path.parent))
+    # a reader's Jupyter draws inline, whatever backend the test process was given (make sets Agg)
+    env = {**os.environ, "MPLBACKEND": "module://matplotlib_inline.backend_inline"}
+    manager, client = start_new_kernel(kernel_name="python3", cwd=str(path.parent), env=env)
     outcomes = []
     try:
         for cell in cells:

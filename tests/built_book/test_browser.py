@@ -10,7 +10,7 @@ Screenshots of the front page and of every chapter go to
 """
 
 from browser import offline_browser
-from browser_checker import check_page, search_hits
+from browser_checker import check_pages_in_parallel, search_hits
 from conftest import toc_files
 
 CHAPTER_PREFIX = "book/ch"
@@ -37,13 +37,14 @@ NOT_OURS: dict[str, tuple[str, str]] = {
 
 def test_every_page_renders_offline(html_root):
     shots = html_root.parent / "screenshots"
-    problems, reports = [], {}
-    with offline_browser() as (context, blocked):
-        for page in toc_files(sections=True):
-            shot = shots / f"{page.replace('/', '_')}.png" if page.startswith(CHAPTER_PREFIX) or page == "book/intro" else None
-            reports[page] = check_page(context, html_root / f"{page}.html", screenshot=shot, excused=NOT_OURS)
-            problems += reports[page]["problems"]
-        problems += [f"request left the local files: {url}" for url in blocked]
+    pages = {
+        page: shots / f"{page.replace('/', '_')}.png" if page.startswith(CHAPTER_PREFIX) or page == "book/intro" else None
+        for page in toc_files(sections=True)
+    }
+    checked = check_pages_in_parallel(html_root, pages, excused=NOT_OURS)
+    reports = checked["reports"]
+    problems = [problem for report in reports.values() for problem in report["problems"]]
+    problems += [f"request left the local files: {url}" for url in checked["blocked"]]
     assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems)
     chapters = [p for p in reports if p.startswith(CHAPTER_PREFIX)]
     assert chapters, "no chapter pages in _toc.yml"
