@@ -129,6 +129,10 @@ def page_problems(
         problems.append(f"{page}: TeX outside math (e.g. a title with math used as link text): ...{text[max(0, at - 60):at + 40]}...")
     if "??" in text:
         problems.append(f"{page}: '??' in the text (an unresolved numbered reference)")
+    for para in article.find_all("p"):
+        line = para.get_text().strip()
+        if line.startswith("|") and line.count("|") >= 3:
+            problems.append(f"{page}: a Markdown table left as text (a line between its rows broke it): {line[:80]!r}")
     for pre in article.find_all("pre"):
         if _in_notebook_cell(pre):
             continue

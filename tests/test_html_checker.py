@@ -176,3 +176,10 @@ def test_reference_to_a_title_with_math_is_caught(tmp_path):
     page = CLEAN + "\n(sec-rule)=\n## The $n^{1/3}$ rule\n\nSee {ref}`sec-rule`.\n"
     problems = build(tmp_path, page)
     assert any("TeX outside math" in p and "n^{1/3}" in p for p in problems), problems
+
+
+def test_a_table_broken_by_a_comment_line_is_caught(tmp_path):
+    table = "\n| a | b |\n|---|---|\n| 1 | 2 |\n<!-- more rows -->\n| 3 | 4 |\n"
+    assert build(tmp_path, CLEAN + table.replace("<!-- more rows -->\n", "")) == []
+    problems = build(tmp_path / "broken", CLEAN + table)
+    assert any("a Markdown table left as text" in p and "| 3 | 4 |" in p for p in problems), problems
