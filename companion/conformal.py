@@ -396,10 +396,10 @@ def _check_weights(weights, k: int | None, batch_shape: tuple) -> np.ndarray:
         raise ValueError("weights must be non-negative (importance weights q_y/p_y)")
     if np.any(~np.any(w > 0, axis=-1)):
         raise ValueError("weights must not be all zero")
-    if np.any(w.max(axis=-1) < np.finfo(float).tiny):
-        raise ValueError("weights must have a largest value of at least the smallest normal float "
-                         "(np.finfo(float).tiny, about 2.2e-308) in every set: subnormal weights lose the "
-                         "precision of their ratios; multiply them by a common factor")
+    if np.any((w > 0) & (w < np.finfo(float).tiny)):
+        raise ValueError("weights must be 0 or at least the smallest normal float (np.finfo(float).tiny, "
+                         "about 2.2e-308): subnormal weights lose the precision of their ratios; multiply "
+                         "them by a common factor")
     return w
 
 
@@ -473,10 +473,11 @@ def weighted_thresholds(cal_scores, y_cal, weights, alpha) -> np.ndarray:
     :math:`\alpha=0.1`, :math:`w^*\propto(9,1,5)`: up to :math:`n\approx2\cdot10^{11}`).
     Under this condition equal weights (:math:`m=1`) give the split threshold
     of :func:`split_threshold` (no special case), and ``c * weights`` gives
-    the same thresholds as ``weights`` for every ``c > 0`` that keeps the
-    largest weight a normal float (weights whose largest value is below
-    ``np.finfo(float).tiny`` are refused: subnormal numbers lose the
-    precision of the ratios).  A level with a long denominator (``alpha =
+    the same thresholds as ``weights`` for every ``c > 0`` that keeps every
+    nonzero weight a normal float (a nonzero weight below
+    ``np.finfo(float).tiny`` is refused: subnormal numbers lose the
+    precision of the ratios).  Weights and ``alpha`` are read as float64
+    (a float32 ``0.7`` is the float32 value, not 7/10).  A level with a long denominator (``alpha =
     0.099999999999999``) or an enormous :math:`n` can break the condition;
     then a shortfall of a few units in the last place may count as a tie.
 

@@ -241,7 +241,7 @@ def test_uniform_weights_give_split_threshold_exactly():
 
 def test_subnormal_weights_are_refused():
     # regression (referee of issue 20): 1e-320 * w lost the precision of the ratios and changed 184 of 9,000
-    # thresholds silently; a largest weight below the smallest normal float is refused
+    # thresholds silently; a nonzero weight below the smallest normal float is refused
     rng = np.random.default_rng(8)
     s, labels = rng.random((4, 25)), rng.integers(0, 3, size=(4, 25))
     w = np.array([3.0, 1 / 3, 5 / 3])
@@ -255,7 +255,10 @@ def test_subnormal_weights_are_refused():
     with pytest.raises(ValueError, match="weights"):
         weighted_thresholds(s, labels, batch, 0.1)
     base = weighted_thresholds(s, labels, w, 0.1)
-    np.testing.assert_array_equal(weighted_thresholds(s, labels, tiny * w / w.max(), 0.1), base)  # smallest allowed
+    np.testing.assert_array_equal(weighted_thresholds(s, labels, w / w.min() * tiny, 0.1), base)  # smallest allowed
+    # second round: a normal largest weight beside a subnormal one broke an exact tie; any subnormal weight is refused
+    with pytest.raises(ValueError, match="weights"):
+        weighted_thresholds(s, labels, 3e-308 * np.array([1.0, 1e-5, 1.0]), 0.1)
 
 
 def test_weights_scale_invariance_and_masses():
