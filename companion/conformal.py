@@ -489,7 +489,7 @@ def weighted_thresholds(cal_scores, y_cal, weights, alpha) -> np.ndarray:
         Calibration labels (class positions).
     weights : array_like, shape (k,) or (..., k)
         Importance weights :math:`w(y) = q_y/p_y` (only their ratios matter):
-        finite, non-negative, not all zero.
+        finite, non-negative, not all zero, each nonzero weight at least ``np.finfo(float).tiny``.
     alpha : float or fractions.Fraction
         Miscoverage level in (0, 1).
 
