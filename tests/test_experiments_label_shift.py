@@ -190,15 +190,6 @@ def test_remark4_rejects_bad_arguments(kwargs):
 
 def test_sizes_are_bounded_before_allocation():
     # Regression (issue 20, item 18): sizes like 10**15 reached numpy's MemoryError (or ran for ever).
-    from companion.experiments import (
-        label_shift_curves,
-        label_shift_grid,
-        label_shift_risks,
-        ratio_event_frequency,
-        sun_table1,
-        target_sample_complexity,
-        theorem2_check,
-    )
 
     huge = 10**15
     for call, name in [

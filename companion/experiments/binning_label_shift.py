@@ -45,6 +45,16 @@ __all__ = [
 THREE_CLASS_CONTRASTS = np.array([[-1.0, 1.0, 0.0], [-0.5, -0.5, 1.0]])
 
 
+
+def _bin_laws(sc, n_cuts: int):
+    """``(k, n_bins, joint_p, theta_p, theta_q)`` of the scenario's partition into ``n_cuts`` bins:
+    the source's joint (bin, class) masses and the class proportions within each bin under P and Q."""
+    _, _, cond = scenario_partition(sc, n_cuts)
+    k, n_bins = cond.shape
+    joint_p = (cond * sc.prior("source")[:, None]).T
+    joint_q = (cond * sc.prior("target")[:, None]).T
+    return k, n_bins, joint_p, joint_p / joint_p.sum(axis=1, keepdims=True), joint_q / joint_q.sum(axis=1, keepdims=True)
+
 def scenario_partition(scenario, n_cuts: int = 4):
     r"""A fixed partition of the simplex for a scenario and its exact bin-class probabilities.
 
@@ -185,13 +195,8 @@ def theorem4_check(
     n_reps = check_int(n_reps, "n_reps")
     n_cuts = check_int(n_cuts, "n_cuts")
     rng = as_rng(rng)
-    _, _, cond = scenario_partition(sc, n_cuts)
-    k, n_bins = cond.shape
+    k, n_bins, joint_p, theta_p, theta_q = _bin_laws(sc, n_cuts)
     w_true = sc.weights
-    joint_p = (cond * sc.prior("source")[:, None]).T
-    theta_p = joint_p / joint_p.sum(axis=1, keepdims=True)
-    joint_q = (cond * sc.prior("target")[:, None]).T
-    theta_q = joint_q / joint_q.sum(axis=1, keepdims=True)
     counts = rng.multinomial(n_source, joint_p.ravel(), size=n_reps).reshape(n_reps, n_bins, k)
     n_bin = counts.sum(axis=2)
     filled = n_bin > 0
@@ -270,13 +275,8 @@ def target_guarantee_coverage(
     n_reps = check_int(n_reps, "n_reps")
     n_cuts = check_int(n_cuts, "n_cuts")
     rng = as_rng(rng)
-    _, _, cond = scenario_partition(sc, n_cuts)
-    k, n_bins = cond.shape
+    k, n_bins, joint_p, theta_p, theta_q = _bin_laws(sc, n_cuts)
     w_true = sc.weights
-    joint_p = (cond * sc.prior("source")[:, None]).T
-    theta_p = joint_p / joint_p.sum(axis=1, keepdims=True)
-    joint_q = (cond * sc.prior("target")[:, None]).T
-    theta_q = joint_q / joint_q.sum(axis=1, keepdims=True)
     confusion = sc.confusion_matrix("hard")
     nu = confusion @ w_true
     shape = (pairs.shape[0], deltas.size)
