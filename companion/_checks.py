@@ -1,8 +1,9 @@
-"""Input validation shared by every public function of the companion.
+"""Input validation shared by every public function of the companion, and its one exception type for iterations.
 
 Each helper either returns a clean ``numpy`` array / number or raises a
 ``ValueError`` whose message names the offending argument and the rule it
-broke.  Nothing is clipped, dropped or guessed.
+broke.  Nothing is clipped, dropped or guessed.  An iterative method that
+fails raises :class:`ConvergenceError`, also a ``ValueError``.
 """
 
 from __future__ import annotations
@@ -33,12 +34,17 @@ __all__ = [
     "as_edges",
     "as_masses",
     "as_rng",
+    "ConvergenceError",
 ]
 
 
 #: The largest integer the companion accepts for a count (sizes, bins, repetitions): exact in a
 #: float64 and far from the int64 limit, so ``2 * n`` and ``n + 1`` cannot overflow anywhere.
 MAX_INT = 2**53
+
+#: Tolerance on the row sums of a probability matrix.
+SIMPLEX_ATOL = 1e-9
+
 
 #: Array dtype kinds that hold real numbers (signed and unsigned integers, floats).
 _REAL_KINDS = "iuf"
@@ -325,3 +331,61 @@ def as_real_values(x, name: str) -> np.ndarray:
     except (TypeError, ValueError):
         raise ValueError(f"{name} must be a real number or an array of real numbers") from None
     return as_real_array(x, name, ndim=ndim)
+
+
+def _nonempty_rows(items, name: str) -> list:
+    """A non-empty sequence of arrays as a list: a list or tuple of arrays, or the rows of a 2-D array."""
+    if isinstance(items, np.ndarray) and items.ndim >= 2:
+        return list(items)
+    if isinstance(items, (str, bytes)) or not isinstance(items, (list, tuple, np.ndarray)):
+        raise ValueError(f"{name} must be a non-empty list of arrays, got {type(items).__name__}")
+    if len(items) == 0:
+        raise ValueError(f"{name} must hold at least one array")
+    return list(items)
+
+
+class ConvergenceError(ValueError):
+    """An iterative estimator (the EM of MLLS, a calibration fit, the RLLS solver) did not converge."""
+
+
+def as_points(x, name: str) -> np.ndarray:
+    """``x`` as a non-empty, finite float array of at least one dimension (points along the last axis)."""
+    try:
+        nd = np.ndim(x)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be an array of real numbers ({exc})") from None
+    if nd < 1 or x is None:
+        raise ValueError(f"{name} must be an array of points (coordinates in its last axis), got {x!r}")
+    return as_real_array(x, name, ndim=nd)
+
+
+def as_cut_points(edges, name: str, *, strict: bool = False) -> np.ndarray:
+    """Sorted cut points of a real line: a 1-D real array of at least two entries, no NaN.
+
+    The first entry may be ``-inf`` and the last ``+inf`` (open end bins); every
+    other entry is finite.  ``strict``: strictly increasing.
+    """
+    try:
+        raw = np.asarray(edges)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a 1-D array of cut points ({exc})") from None
+    if raw.dtype.kind not in "iuf":
+        raise ValueError(f"{name} must be a 1-D array of real cut points, got {raw.dtype} entries")
+    e = raw.astype(float)
+    if e.ndim != 1 or e.size < 2:
+        raise ValueError(f"{name} must be a 1-D array with at least two cut points, got shape {e.shape}")
+    if np.any(np.isnan(e)) or not np.all(np.isfinite(e[1:-1])) or e[0] == np.inf or e[-1] == -np.inf:
+        raise ValueError(f"{name} must be finite except for a first entry -inf and a last entry +inf")
+    gaps = np.diff(e)
+    if np.any(gaps <= 0) if strict else np.any(gaps < 0):
+        raise ValueError(f"{name} must be {'strictly increasing' if strict else 'sorted in non-decreasing order'}")
+    return e
+
+
+def as_cut_point_list(edges, name: str, n_axes: int, *, strict: bool = False) -> list:
+    """One array of cut points per axis (a list, tuple or 2-D array of ``n_axes`` rows)."""
+    if isinstance(edges, (str, bytes, dict)) or not isinstance(edges, (list, tuple, np.ndarray)):
+        raise ValueError(f"{name} must be a list holding one array of cut points per contrast ({n_axes}), got {type(edges).__name__}")
+    if len(edges) != n_axes:
+        raise ValueError(f"{name} must hold one array of cut points per contrast ({n_axes}), got {len(edges)}")
+    return [as_cut_points(e, f"{name}[{r}]", strict=strict) for r, e in enumerate(edges)]

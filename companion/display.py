@@ -25,9 +25,11 @@ import sympy as sp
 
 __all__ = ["Table", "Typeset", "table", "typeset"]
 
+
 #: Rows of :func:`typeset` whose caption and formulas are longer than this many
 #: visible characters get their formulas as displayed math, one ``=`` per line.
 INLINE_LIMIT = 60
+
 
 _MARKDOWN_SPECIALS = re.compile(r"([\\`*_\[\]<>#|{}])")
 

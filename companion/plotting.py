@@ -15,11 +15,14 @@ from ._checks import as_probabilities, as_real_array, check_bool, check_int, che
 
 __all__ = ["BOOK_STYLE", "COLORS", "LINESTYLES", "use_book_style", "power_of_ten", "reliability_diagram", "band_plot"]
 
+
 #: A colour-blind-safe cycle (Okabe-Ito) used by every figure of the book.
 COLORS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000"]
 
+
 #: Line styles to pair with :data:`COLORS` when a figure has more curves than are easy to tell apart by colour.
 LINESTYLES = ["-", "--", "-.", ":", (0, (5, 1)), (0, (3, 1, 1, 1, 1, 1)), (0, (1, 3)), (0, (8, 2, 2, 2))]
+
 
 #: The matplotlib settings of every figure of the book (applied by :func:`use_book_style`).
 BOOK_STYLE = {
@@ -86,12 +89,12 @@ def _check_ax(ax) -> Axes:
 
 
 def _check_curve(curve):
-    """The arrays of a :class:`companion.metrics.ReliabilityCurve`, checked; a ValueError naming ``curve`` otherwise."""
-    from .metrics import ReliabilityCurve
+    """The arrays of a :class:`companion.calibration_sharpness.ReliabilityCurve`, checked; a ValueError naming ``curve`` otherwise."""
 
-    if not isinstance(curve, ReliabilityCurve):
-        raise ValueError(f"curve must be a ReliabilityCurve (from companion.metrics.reliability_curve), "
-                         f"got {type(curve).__name__}")
+    fields = ("edges", "mean_forecast", "frequency", "counts")
+    if not all(hasattr(curve, field) for field in fields):
+        raise ValueError(f"curve must be a ReliabilityCurve (from companion.calibration_sharpness.reliability_curve) "
+                         f"or hold its fields {', '.join(fields)}; got {type(curve).__name__}")
     edges = as_probabilities(curve.edges, "curve.edges")
     counts = as_real_array(curve.counts, "curve.counts")
     n_bins = edges.size - 1
@@ -113,7 +116,7 @@ def _check_curve(curve):
 
 
 def reliability_diagram(curve, *, ax=None, label=None, color=None, show_counts=True, reference=True):
-    """Draw a reliability diagram from a :func:`companion.metrics.reliability_curve` result.
+    """Draw a reliability diagram from a :func:`companion.calibration_sharpness.reliability_curve` result.
 
     Observed frequency is plotted against the mean forecast of each non-empty
     bin; the diagonal is perfect calibration.  With ``show_counts`` a small

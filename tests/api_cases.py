@@ -484,110 +484,110 @@ def _rating():
 
 
 def _umb():
-    from companion.binning import UniformMassBinning
+    from companion.calibration_sharpness import UniformMassBinning
 
     return UniformMassBinning(4)
 
 
 def _ewb():
-    from companion.binning import EqualWidthBinning
+    from companion.calibration_sharpness import EqualWidthBinning
 
     return EqualWidthBinning(4)
 
 
 def _composite():
-    from companion.labelshift import CompositeRecalibrator
+    from companion.label_shift_recalibration import CompositeRecalibrator
 
     return CompositeRecalibrator(3).fit(Z, Y, Y[:12])
 
 
 def _mc_scenario():
-    from companion.multiclass import MulticlassScenario
+    from companion.multiclass_lp import MulticlassScenario
 
     return MulticlassScenario(3, 50, seed=1)
 
 
 def _lp_fitted():
-    from companion.multiclass import LpCalibrator
+    from companion.multiclass_lp import LpCalibrator
 
     return LpCalibrator(0.25, threshold=0.05, noise=False, check_sample_size=False, rng=0).fit(PROBS3, Y3)
 
 
 def _ts_fitted():
-    from companion.multiclass import TemperatureScaling
+    from companion.multiclass_lp import TemperatureScaling
 
     return TemperatureScaling().fit(PROBS3, Y3)
 
 
 def _cwb_fitted():
-    from companion.multiclass import ClasswiseBinning
+    from companion.multiclass_lp import ClasswiseBinning
 
     return ClasswiseBinning(3).fit(PROBS3, Y3)
 
 
 def _tlb_fitted():
-    from companion.multiclass import TopLabelBinning
+    from companion.multiclass_lp import TopLabelBinning
 
     return TopLabelBinning(3).fit(PROBS3, Y3)
 
 
 def _coord_partition():
-    from companion.multiclass_binning import CoordinatePartition
+    from companion.binning_label_shift import CoordinatePartition
 
     return CoordinatePartition(EDGES, 1)
 
 
 def _logratio_partition():
-    from companion.multiclass_binning import LogRatioGridPartition
+    from companion.binning_label_shift import LogRatioGridPartition
 
     return LogRatioGridPartition(np.array([[1.0, -1.0, 0.0], [0.0, 1.0, -1.0]]), [np.array([-np.inf, 0.0, np.inf])] * 2)
 
 
 def _canonical():
-    from companion.multiclass_binning import CanonicalBinning
+    from companion.binning_label_shift import CanonicalBinning
 
     return CanonicalBinning(_coord_partition()).fit(PROBS3, Y3)
 
 
 def _canonical_ls():
-    from companion.multiclass_binning import LabelShiftCanonicalBinning
+    from companion.binning_label_shift import LabelShiftCanonicalBinning
 
     return LabelShiftCanonicalBinning(_coord_partition())
 
 
 def _scaling():
-    from companion.shift import fit_scaling
+    from companion.label_shift_weights import fit_scaling
 
     return fit_scaling(PROBS3, Y3, "ts")
 
 
 def _gls():
-    from companion.shift import three_class_gaussian
+    from companion.scenarios import three_class_gaussian
 
     return three_class_gaussian()
 
 
 def _gls2():
-    from companion.shift import two_class_gaussian
+    from companion.scenarios import two_class_gaussian
 
     return two_class_gaussian()
 
 
 def _grid():
-    from companion.experiments.binning import umb_risk_grid
+    from companion.uniform_mass_binning import umb_risk_grid
 
     return umb_risk_grid(n_values=np.array([100, 200]), n_bins_values=np.array([2, 4]), n_reps=2, rng=0)
 
 
 def _mc_grid():
-    from companion.experiments.multiclass import lp_error_grid
+    from companion.multiclass_lp import lp_error_grid
 
     return lp_error_grid(k_values=(3,), n_values=np.array([200, 400]), p_values=(2.0,), configs=("plain",), n_reps=1,
                          lam=0.25, rng=0)
 
 
 def _curve():
-    from companion.metrics import reliability_curve
+    from companion.calibration_sharpness import reliability_curve
 
     return reliability_curve(Z, Y, 4)
 
@@ -609,104 +609,104 @@ def reg(key, args=None, kinds=None, **kw):
 
 
 # --- binning -----------------------------------------------------------------
-reg("binning.bin_indices", dict(z=Z, edges=EDGES), dict(z=PROBS_ARR, edges=array(out=(("unsorted", [0, 0.7, 0.5, 1]),))))
-reg("binning.equal_width_edges", dict(n_bins=4), dict(n_bins=integer()))
-reg("binning.UniformMassBinning", dict(n_bins=4), dict(n_bins=integer()))
-reg("binning.UniformMassBinning.fit", dict(z=Z, y=Y), dict(z=PROBS_ARR, y=labels()), make=_umb)
-reg("binning.UniformMassBinning.predict", dict(z=Z), dict(z=PROBS_ARR), make=lambda: _umb().fit(Z, Y))
-reg("binning.EqualWidthBinning", dict(n_bins=4), dict(n_bins=integer()))
-reg("binning.EqualWidthBinning.fit", dict(z=Z, y=Y), dict(z=PROBS_ARR, y=labels()), make=_ewb)
-reg("binning.EqualWidthBinning.predict", dict(z=Z), dict(z=PROBS_ARR), make=lambda: _ewb().fit(Z, Y))
-reg("binning.UniformMassGrid", dict(n_bins=np.array([2]), edges=[EDGES], values=[VALUES], counts=[np.array([12, 12])]),
+reg("calibration_sharpness.binning.bin_indices", dict(z=Z, edges=EDGES), dict(z=PROBS_ARR, edges=array(out=(("unsorted", [0, 0.7, 0.5, 1]),))))
+reg("calibration_sharpness.binning.equal_width_edges", dict(n_bins=4), dict(n_bins=integer()))
+reg("calibration_sharpness.binning.UniformMassBinning", dict(n_bins=4), dict(n_bins=integer()))
+reg("calibration_sharpness.binning.UniformMassBinning.fit", dict(z=Z, y=Y), dict(z=PROBS_ARR, y=labels()), make=_umb)
+reg("calibration_sharpness.binning.UniformMassBinning.predict", dict(z=Z), dict(z=PROBS_ARR), make=lambda: _umb().fit(Z, Y))
+reg("calibration_sharpness.binning.EqualWidthBinning", dict(n_bins=4), dict(n_bins=integer()))
+reg("calibration_sharpness.binning.EqualWidthBinning.fit", dict(z=Z, y=Y), dict(z=PROBS_ARR, y=labels()), make=_ewb)
+reg("calibration_sharpness.binning.EqualWidthBinning.predict", dict(z=Z), dict(z=PROBS_ARR), make=lambda: _ewb().fit(Z, Y))
+reg("uniform_mass_binning.grid.UniformMassGrid", dict(n_bins=np.array([2]), edges=[EDGES], values=[VALUES], counts=[np.array([12, 12])]),
     dict(n_bins=REC, edges=REC, values=REC, counts=REC))
-reg("binning.uniform_mass_grid", dict(z=Z, y=Y, n_bins_values=np.array([2, 4])),
+reg("uniform_mass_binning.grid.uniform_mass_grid", dict(z=Z, y=Y, n_bins_values=np.array([2, 4])),
     dict(z=PROBS_ARR, y=labels(), n_bins_values=array(out=(("entry_0", [0, 2]), ("entry_2.5", [2.5]), ("entry_huge", [2**64 - 1])))))
 
 # --- bounds ------------------------------------------------------------------
 NB = integer()
-reg("bounds.umb_calibration_bound", dict(n=1000, n_bins=4, delta=0.1), dict(n=integer(), n_bins=NB, delta=DELTA))
-reg("bounds.umb_sharpness_bound", dict(n_bins=4), dict(n_bins=NB, smoothness=real(out=(0.0, -1.0), skip=("None",))))
-reg("bounds.umb_risk_bound", dict(n=1000, n_bins=4, delta=0.1),
+reg("uniform_mass_binning.bounds.umb_calibration_bound", dict(n=1000, n_bins=4, delta=0.1), dict(n=integer(), n_bins=NB, delta=DELTA))
+reg("uniform_mass_binning.bounds.umb_sharpness_bound", dict(n_bins=4), dict(n_bins=NB, smoothness=real(out=(0.0, -1.0), skip=("None",))))
+reg("uniform_mass_binning.bounds.umb_risk_bound", dict(n=1000, n_bins=4, delta=0.1),
     dict(n=integer(), n_bins=NB, delta=DELTA, smoothness=real(out=(0.0, -1.0), skip=("None",)), a3_only=boolean()))
-reg("bounds.umb_sample_size", dict(n_bins=4, delta=0.1), dict(n_bins=NB, delta=DELTA, constant=POS))
-reg("bounds.umb_zeta", dict(n_bins=4, n=1000, delta=0.1), dict(n_bins=NB, n=integer(), delta=DELTA, smoothness=POS))
-reg("bounds.optimal_n_bins", dict(n=1000, delta=0.1), dict(n=integer(), delta=DELTA, smoothness=POS))
-reg("bounds.theorem1_optimal_n_bins", dict(n=1000, delta=0.1),
+reg("uniform_mass_binning.bounds.umb_sample_size", dict(n_bins=4, delta=0.1), dict(n_bins=NB, delta=DELTA, constant=POS))
+reg("uniform_mass_binning.bounds.umb_zeta", dict(n_bins=4, n=1000, delta=0.1), dict(n_bins=NB, n=integer(), delta=DELTA, smoothness=POS))
+reg("uniform_mass_binning.bounds.optimal_n_bins", dict(n=1000, delta=0.1), dict(n=integer(), delta=DELTA, smoothness=POS))
+reg("uniform_mass_binning.bounds.theorem1_optimal_n_bins", dict(n=1000, delta=0.1),
     dict(n=integer(), delta=DELTA, smoothness=real(out=(0.0, -1.0), skip=("None",)), a3_only=boolean()))
-reg("bounds.prior_correction_lipschitz", dict(source_prior=0.5, target_prior=0.1), dict(source_prior=PRIOR, target_prior=PRIOR))
-reg("bounds.ratio_event_sample_sizes", dict(beta=1.5, delta=0.1, source_prior=0.5, target_prior=0.1),
+reg("label_shift_recalibration.bounds.prior_correction_lipschitz", dict(source_prior=0.5, target_prior=0.1), dict(source_prior=PRIOR, target_prior=PRIOR))
+reg("label_shift_recalibration.bounds.ratio_event_sample_sizes", dict(beta=1.5, delta=0.1, source_prior=0.5, target_prior=0.1),
     dict(beta=real(out=(1.0, 0.5)), delta=DELTA, source_prior=PRIOR, target_prior=PRIOR))
-reg("bounds.ratio_event_beta", dict(n_source=1000, n_target=1000, source_prior=0.5, target_prior=0.3, delta=0.1),
+reg("label_shift_recalibration.bounds.ratio_event_beta", dict(n_source=1000, n_target=1000, source_prior=0.5, target_prior=0.3, delta=0.1),
     dict(n_source=integer(), n_target=integer(), source_prior=PRIOR, target_prior=PRIOR, delta=DELTA))
-reg("bounds.composite_risk_bound",
+reg("label_shift_recalibration.bounds.composite_risk_bound",
     dict(source_risk=0.01, source_prior=0.5, target_prior=0.3, source_prior_hat=0.48, target_prior_hat=0.31),
     dict(source_risk=NONNEG, source_prior=PRIOR, target_prior=PRIOR, source_prior_hat=PRIOR, target_prior_hat=PRIOR))
-reg("bounds.composite_high_probability_bound",
+reg("label_shift_recalibration.bounds.composite_high_probability_bound",
     dict(n_source=10000, n_target=10000, n_bins=4, source_prior=0.5, target_prior=0.3, delta=0.1),
     dict(n_source=integer(), n_target=integer(), n_bins=NB, source_prior=PRIOR, target_prior=PRIOR, delta=DELTA,
          smoothness=real(out=(0.0, -1.0), skip=("None",))))
-reg("bounds.bhc_tail_bound", dict(t=0.1, n_categories=3), dict(t=real(out=(-1.0,), skip=("list",)), n_categories=integer()))
-reg("bounds.multiclass_binning_epsilon", dict(counts=np.array([50, 60]), n_classes=3, delta=0.1),
+reg("binning_label_shift.bounds.bhc_tail_bound", dict(t=0.1, n_categories=3), dict(t=real(out=(-1.0,), skip=("list",)), n_categories=integer()))
+reg("binning_label_shift.bounds.multiclass_binning_epsilon", dict(counts=np.array([50, 60]), n_classes=3, delta=0.1),
     dict(counts=array(out=(("entry_0", [0, 5]), ("entry_2.5", [2.5, 3])), skip=("wrong_ndim",)),  # leading axes: repetitions
          n_classes=integer(minimum=2), delta=DELTA))
-reg("bounds.weight_condition_number", dict(weights=WEIGHTS3), dict(weights=array(out=(("entry_neg", [-1.0, 1.0, 1.0]), ("all_zero", [0.0, 0.0, 0.0])))))
-reg("bounds.label_shift_binning_bound", dict(source_l1_error=0.1, weights=WEIGHTS3, weights_hat=np.array([0.85, 0.95, 1.2])),
+reg("binning_label_shift.bounds.weight_condition_number", dict(weights=WEIGHTS3), dict(weights=array(out=(("entry_neg", [-1.0, 1.0, 1.0]), ("all_zero", [0.0, 0.0, 0.0])))))
+reg("binning_label_shift.bounds.label_shift_binning_bound", dict(source_l1_error=0.1, weights=WEIGHTS3, weights_hat=np.array([0.85, 0.95, 1.2])),
     dict(source_l1_error=real(out=(-1.0,), skip=("list",)),  # scalar or one value per bin
          weights=array(length=True), weights_hat=array(length=True, skip=("wrong_ndim",))))  # (k,) or (R, k)
-reg("bounds.bbse_error_bound",
+reg("label_shift_weights.bounds.bbse_error_bound",
     dict(confusion=np.array([[0.3, 0.05], [0.05, 0.6]]), weights=np.array([0.8, 1.2]), n_source=1000, n_target=1000, delta=0.1),
     dict(confusion=array(ndim=2), weights=array(length=True), n_source=integer(), n_target=integer(), delta=DELTA))
-reg("bounds.target_binning_bound",
+reg("binning_label_shift.bounds.target_binning_bound",
     dict(counts=np.array([300, 400, 300]), confusion=np.array([[0.45, 0.05], [0.05, 0.45]]), weights=np.array([0.4, 1.6]),
          n_source=20000, n_target=20000, delta=0.1),
     dict(counts=array(out=(("entry_0", [0, 5, 5]),), skip=("wrong_ndim",)), confusion=array(ndim=2),
          weights=array(length=True, out=(("entry_0", [0.0, 1.0]),)), n_source=integer(), n_target=integer(), delta=DELTA))
-reg("bounds.lp_threshold", dict(epsilon=0.1, p=2.0), dict(epsilon=POS, p=PEXP))
-reg("bounds.lemma14_bound", dict(threshold=0.01, mass_threshold=0.01, p=2.0),
+reg("multiclass_lp.bounds.lp_threshold", dict(epsilon=0.1, p=2.0), dict(epsilon=POS, p=PEXP))
+reg("multiclass_lp.bounds.lemma14_bound", dict(threshold=0.01, mass_threshold=0.01, p=2.0),
     dict(threshold=POS, mass_threshold=POS, p=PEXP, group_accuracy=NONNEG, bin_accuracy=NONNEG))
-reg("bounds.lemma7_sample_size", dict(mass_threshold=0.01, n_level_sets=10, delta=0.1),
+reg("multiclass_lp.bounds.lemma7_sample_size", dict(mass_threshold=0.01, n_level_sets=10, delta=0.1),
     dict(mass_threshold=P01, n_level_sets=integer(), delta=DELTA))
-reg("bounds.lemma7_sizes", dict(mass_threshold=0.01, n_level_sets=10, delta=0.1),
+reg("multiclass_lp.bounds.lemma7_sizes", dict(mass_threshold=0.01, n_level_sets=10, delta=0.1),
     dict(mass_threshold=P01, n_level_sets=integer(), delta=DELTA))
-reg("bounds.lemma8_sample_size", dict(accuracy=0.1, n_coords=3, n_events=10, delta=0.1),
+reg("multiclass_lp.bounds.lemma8_sample_size", dict(accuracy=0.1, n_coords=3, n_events=10, delta=0.1),
     dict(accuracy=POS, n_coords=integer(), n_events=integer(), delta=DELTA))
-reg("bounds.lemma8_accuracy", dict(n=1000, n_coords=3, n_events=10, delta=0.1),
+reg("multiclass_lp.bounds.lemma8_accuracy", dict(n=1000, n_coords=3, n_events=10, delta=0.1),
     dict(n=integer(), n_coords=integer(), n_events=integer(), delta=DELTA))
-reg("bounds.lemma13_iteration_bound", dict(threshold=0.01, mass_threshold=0.01, lam=0.25),
+reg("multiclass_lp.bounds.lemma13_iteration_bound", dict(threshold=0.01, mass_threshold=0.01, lam=0.25),
     dict(threshold=POS, mass_threshold=POS, lam=LAM_OPEN))
-reg("bounds.discretisation_bound", dict(lam=0.25), dict(lam=LAM_OPEN))
-reg("bounds.squared_error_excess_bound", dict(lam=0.25, mass_threshold=0.01), dict(lam=LAM_OPEN, mass_threshold=POS))
+reg("multiclass_lp.bounds.discretisation_bound", dict(lam=0.25), dict(lam=LAM_OPEN))
+reg("multiclass_lp.bounds.squared_error_excess_bound", dict(lam=0.25, mass_threshold=0.01), dict(lam=LAM_OPEN, mass_threshold=POS))
 for _f in ("theorem6_budget", "theorem6_sample_size", "theorem6_iterations"):
-    reg(f"bounds.{_f}", dict(k=3, p=2.0, epsilon=0.1, delta=0.1, lam=0.25),
+    reg(f"multiclass_lp.bounds.{_f}", dict(k=3, p=2.0, epsilon=0.1, delta=0.1, lam=0.25),
         dict(k=integer(minimum=2), p=real(out=(0.5, 1.0), skip=("inf",)), epsilon=POS, delta=DELTA, lam=LAM))
 
 # --- conformal ---------------------------------------------------------------
 SC = np.round(_g.uniform(0, 1, size=(30, 3)), 4)
-reg("conformal.mass_above", dict(probs=PROBS3), dict(probs=ROWS))
-reg("conformal.conformal_scores", dict(probs=PROBS3, kind="randomized", rng=0),
+reg("conformal_label_shift.scores.mass_above", dict(probs=PROBS3), dict(probs=ROWS))
+reg("conformal_label_shift.scores.conformal_scores", dict(probs=PROBS3, kind="randomized", rng=0),
     dict(probs=ROWS, kind=option(), rng=rng(), u=array(length=True, skip=("None",), out=(("entry_1.5", np.full(30, 1.5)),))),
     )
-CASES["conformal.conformal_scores"].args["u"] = None
-CASES["conformal.conformal_scores"].kinds["u"] = free("u=None draws uniforms; arrays are checked in a separate case")
-reg("conformal.true_label_scores", dict(scores=SC, y=Y3), dict(scores=array(ndim=2, length=True, skip=("wrong_ndim",)), y=labels()))
-reg("conformal.conformal_rank", dict(n=20, alpha=0.1), dict(n=integer(), alpha=P01))
-reg("conformal.exact_level", dict(alpha=0.1), dict(alpha=P01))
-reg("conformal.split_threshold", dict(cal_scores=SC[:, 0], alpha=0.1), dict(cal_scores=array(skip=("wrong_ndim",)), alpha=P01))  # (..., n)
-reg("conformal.weighted_masses", dict(y_cal=Y3, weights=WEIGHTS3, y=0),
+CASES["conformal_label_shift.scores.conformal_scores"].args["u"] = None
+CASES["conformal_label_shift.scores.conformal_scores"].kinds["u"] = free("u=None draws uniforms; arrays are checked in a separate case")
+reg("conformal_label_shift.scores.true_label_scores", dict(scores=SC, y=Y3), dict(scores=array(ndim=2, length=True, skip=("wrong_ndim",)), y=labels()))
+reg("conformal_label_shift.scores.conformal_rank", dict(n=20, alpha=0.1), dict(n=integer(), alpha=P01))
+reg("conformal_label_shift.scores.exact_level", dict(alpha=0.1), dict(alpha=P01))
+reg("conformal_label_shift.prediction_sets.split_threshold", dict(cal_scores=SC[:, 0], alpha=0.1), dict(cal_scores=array(skip=("wrong_ndim",)), alpha=P01))  # (..., n)
+reg("conformal_label_shift.prediction_sets.weighted_masses", dict(y_cal=Y3, weights=WEIGHTS3, y=0),
     dict(y_cal=labels(length=False), weights=array(out=(("entry_neg", [-1.0, 1.0, 1.0]),)), y=integer(minimum=0, out=(3,))))
-reg("conformal.weighted_thresholds", dict(cal_scores=SC[:, 0], y_cal=Y3, weights=WEIGHTS3, alpha=0.1),
+reg("conformal_label_shift.prediction_sets.weighted_thresholds", dict(cal_scores=SC[:, 0], y_cal=Y3, weights=WEIGHTS3, alpha=0.1),
     dict(cal_scores=array(length=True), y_cal=labels(), weights=array(out=(("entry_neg", [-1.0, 1.0, 1.0]),)), alpha=P01))
-reg("conformal.label_conditional_thresholds", dict(cal_scores=SC[:, 0], y_cal=Y3, alpha=0.1),
+reg("conformal_label_shift.prediction_sets.label_conditional_thresholds", dict(cal_scores=SC[:, 0], y_cal=Y3, alpha=0.1),
     dict(cal_scores=array(length=True), y_cal=labels(), alpha=P01, n_classes=integer(minimum=1, skip=("None",))))
-reg("conformal.prediction_sets", dict(test_scores=SC, thresholds=np.array([0.5, 0.6, 0.7])),
+reg("conformal_label_shift.prediction_sets.prediction_sets", dict(test_scores=SC, thresholds=np.array([0.5, 0.6, 0.7])),
     dict(test_scores=array(ndim=2), thresholds=array(length=True), include_top=boolean(),
          probs=free("probs=None unless include_top; checked with include_top in its own case")))
-reg("conformal.oracle_sets", dict(probs=PROBS3, alpha=0.1),
+reg("conformal_label_shift.prediction_sets.oracle_sets", dict(probs=PROBS3, alpha=0.1),
     dict(probs=ROWS, alpha=P01, randomized=boolean(), rng=rng(), u=free("u=None draws uniforms"), break_ties=boolean()))
-reg("conformal.Coverage", dict(marginal=0.9, per_class=np.array([0.9, 0.9]), mean_size=1.2),
+reg("conformal_label_shift.prediction_sets.Coverage", dict(marginal=0.9, per_class=np.array([0.9, 0.9]), mean_size=1.2),
     dict(marginal=REC, per_class=REC, mean_size=REC))
-reg("conformal.coverage", dict(sets=SC > 0.3, y=Y3), dict(sets=free("boolean sets; see set_sizes"), y=labels()))
-reg("conformal.set_sizes", dict(sets=SC > 0.3), dict(sets=obj()))
+reg("conformal_label_shift.prediction_sets.coverage", dict(sets=SC > 0.3, y=Y3), dict(sets=free("boolean sets; see set_sizes"), y=labels()))
+reg("conformal_label_shift.prediction_sets.set_sizes", dict(sets=SC > 0.3), dict(sets=obj()))
 
 # --- display -----------------------------------------------------------------
 reg("display.Typeset", dict(rows=[("caption", ("x", 0))]), dict(rows=obj()), valid_variants=False)
@@ -718,34 +718,34 @@ reg("display.Table", dict(columns=["n"], cells=[["1"]], numeric=[True], caption=
     dict(columns=REC, cells=REC, numeric=REC, caption=REC, label=REC))
 
 # --- labelshift --------------------------------------------------------------
-reg("labelshift.prior_correction", dict(z=Z, source_prior=0.5, target_prior=0.1),
+reg("label_shift_recalibration.recalibration.prior_correction", dict(z=Z, source_prior=0.5, target_prior=0.1),
     dict(z=array(skip=("wrong_ndim",), out=(("entry_1.5", np.r_[1.5, Z[1:]]),)),  # any shape; priors broadcast
          source_prior=real(out=(0.0, 1.0, -0.1, 1.5), skip=("list",)), target_prior=real(out=(0.0, 1.0, -0.1, 1.5), skip=("list",))))
-reg("labelshift.cube_root_bins", dict(n=1000), dict(n=integer()))
-reg("labelshift.CompositeRecalibrator", dict(n_bins=3), dict(n_bins=integer(skip=("None",))))
-reg("labelshift.CompositeRecalibrator.fit", dict(z_source=Z, y_source=Y, y_target=Y[:12]),
+reg("label_shift_recalibration.recalibration.cube_root_bins", dict(n=1000), dict(n=integer()))
+reg("label_shift_recalibration.recalibration.CompositeRecalibrator", dict(n_bins=3), dict(n_bins=integer(skip=("None",))))
+reg("label_shift_recalibration.recalibration.CompositeRecalibrator.fit", dict(z_source=Z, y_source=Y, y_target=Y[:12]),
     dict(z_source=PROBS_ARR, y_source=labels(), y_target=labels(length=False)),
-    make=lambda: __import__("companion.labelshift", fromlist=["x"]).CompositeRecalibrator(3))
-reg("labelshift.CompositeRecalibrator.correct", dict(z=Z), dict(z=array(skip=("wrong_ndim",), out=(("entry_1.5", np.r_[1.5, Z[1:]]),))),
+    make=lambda: __import__("companion.label_shift_recalibration", fromlist=["x"]).CompositeRecalibrator(3))
+reg("label_shift_recalibration.recalibration.CompositeRecalibrator.correct", dict(z=Z), dict(z=array(skip=("wrong_ndim",), out=(("entry_1.5", np.r_[1.5, Z[1:]]),))),
     make=_composite)  # any shape, as prior_correction
-reg("labelshift.CompositeRecalibrator.predict", dict(z=Z), dict(z=PROBS_ARR), make=_composite)
-reg("labelshift.LabelShiftEstimators", dict(source=None, target=None, label_shift=None, composite=None),
+reg("label_shift_recalibration.recalibration.CompositeRecalibrator.predict", dict(z=Z), dict(z=PROBS_ARR), make=_composite)
+reg("label_shift_recalibration.recalibration.LabelShiftEstimators", dict(source=None, target=None, label_shift=None, composite=None),
     dict(source=REC, target=REC, label_shift=REC, composite=REC))
-reg("labelshift.fit_label_shift_estimators", dict(z_source=Z, y_source=Y, z_target=Z[:12], y_target=Y[:12], n_bins_source=3,
+reg("label_shift_recalibration.recalibration.fit_label_shift_estimators", dict(z_source=Z, y_source=Y, z_target=Z[:12], y_target=Y[:12], n_bins_source=3,
                                                   n_bins_target=2),
     dict(z_source=PROBS_ARR, y_source=labels(), z_target=PROBS_ARR, y_target=labels(),
          n_bins_source=integer(skip=("None",)), n_bins_target=integer(skip=("None",))))
 
 # --- metrics -----------------------------------------------------------------
-reg("metrics.MSEDecomposition", dict(mse=0.1, variance=0.25, sharpness=0.2, calibration=0.05), 
+reg("calibration_sharpness.metrics.MSEDecomposition", dict(mse=0.1, variance=0.25, sharpness=0.2, calibration=0.05), 
     dict(mse=REC, variance=REC, sharpness=REC, calibration=REC, within_bin=REC))
-reg("metrics.mse_decomposition", dict(p=Z, y=Y), dict(p=PROBS_ARR, y=labels(), bins=free("None, an int or edges: checked in its own test")))
-reg("metrics.conditional_mean", dict(keys=np.round(Z * 4), y=Y), dict(keys=array(length=True), y=labels()))
+reg("calibration_sharpness.metrics.mse_decomposition", dict(p=Z, y=Y), dict(p=PROBS_ARR, y=labels(), bins=free("None, an int or edges: checked in its own test")))
+reg("calibration_sharpness.metrics.conditional_mean", dict(keys=np.round(Z * 4), y=Y), dict(keys=array(length=True), y=labels()))
 for _f in ("calibration_risk", "sharpness_risk", "recalibration_risk"):
-    reg(f"metrics.{_f}", dict(h=_h, z=Z, y=Y), dict(h=func(), z=PROBS_ARR, y=labels()))
-reg("metrics.ReliabilityCurve", dict(edges=EDGES, centres=VALUES, mean_forecast=VALUES, frequency=VALUES, counts=np.array([1, 1])),
+    reg(f"calibration_sharpness.metrics.{_f}", dict(h=_h, z=Z, y=Y), dict(h=func(), z=PROBS_ARR, y=labels()))
+reg("calibration_sharpness.metrics.ReliabilityCurve", dict(edges=EDGES, centres=VALUES, mean_forecast=VALUES, frequency=VALUES, counts=np.array([1, 1])),
     dict(edges=REC, centres=REC, mean_forecast=REC, frequency=REC, counts=REC))
-reg("metrics.reliability_curve", dict(p=Z, y=Y, n_bins=4), dict(p=PROBS_ARR, y=labels(), n_bins=integer(), strategy=option()),
+reg("calibration_sharpness.metrics.reliability_curve", dict(p=Z, y=Y, n_bins=4), dict(p=PROBS_ARR, y=labels(), n_bins=integer(), strategy=option()),
     finite_ignore=("mean_forecast", "frequency"))
 
 # --- multiclass --------------------------------------------------------------
@@ -754,86 +754,86 @@ HSTAR = PROBS3[8:16]
 AW = np.full(8, 0.125)  # dyadic: exact in float32, so the weights still sum to 1
 COND = array(ndim=2, length=True)
 AWK = array(length=True, out=(("entry_neg", np.r_[-0.125, np.full(7, 0.125)]),))
-reg("multiclass.check_lam", dict(lam=0.25), dict(lam=LAM, name=free("the caller's argument name")))
-reg("multiclass.check_p", dict(p=2.0), dict(p=PEXP, name=free("the caller's argument name")))
-reg("multiclass.as_probability_rows", dict(probs=PROBS3), dict(probs=ROWS, name=free("the caller's argument name"),
+reg("multiclass_lp.level_sets.check_lam", dict(lam=0.25), dict(lam=LAM, name=free("the caller's argument name")))
+reg("multiclass_lp.level_sets.check_p", dict(p=2.0), dict(p=PEXP, name=free("the caller's argument name")))
+reg("multiclass_lp.level_sets.as_probability_rows", dict(probs=PROBS3), dict(probs=ROWS, name=free("the caller's argument name"),
                                                                atol=real(out=(-1.0,))))
-reg("multiclass.level_set_counts", dict(probs=PROBS3, lam=0.25), dict(probs=ROWS, lam=LAM))
-reg("multiclass.rounding", dict(probs=PROBS3, lam=0.25), dict(probs=ROWS, lam=LAM))
-reg("multiclass.level_set_key", dict(counts=np.array([[1, 2, 0], [0, 0, 4]]), lam=0.25),
+reg("multiclass_lp.level_sets.level_set_counts", dict(probs=PROBS3, lam=0.25), dict(probs=ROWS, lam=LAM))
+reg("multiclass_lp.level_sets.rounding", dict(probs=PROBS3, lam=0.25), dict(probs=ROWS, lam=LAM))
+reg("multiclass_lp.level_sets.level_set_key", dict(counts=np.array([[1, 2, 0], [0, 0, 4]]), lam=0.25),
     dict(counts=array(ndim=2, out=(("entry_neg", [[-1, 2, 0]]), ("entry_2.5", [[2.5, 1, 0]]))), lam=LAM))
 for _f in ("level_set_count", "level_set_count_bound", "grid_size"):
-    reg(f"multiclass.{_f}", dict(k=3, lam=0.25), dict(k=integer(minimum=2), lam=LAM))
-reg("multiclass.enumerate_level_sets", dict(k=3, lam=0.25), dict(k=integer(minimum=2), lam=LAM, max_count=integer()))
-reg("multiclass.canonical_distribution", dict(levels=np.array([[1, 2, 0], [0, 0, 4]]), lam=0.25),
+    reg(f"multiclass_lp.level_sets.{_f}", dict(k=3, lam=0.25), dict(k=integer(minimum=2), lam=LAM))
+reg("multiclass_lp.level_sets.enumerate_level_sets", dict(k=3, lam=0.25), dict(k=integer(minimum=2), lam=LAM, max_count=integer()))
+reg("multiclass_lp.level_sets.canonical_distribution", dict(levels=np.array([[1, 2, 0], [0, 0, 4]]), lam=0.25),
     dict(levels=array(ndim=2, out=(("entry_neg", [[-1, 2, 0]]), ("sum_too_big", [[4, 4, 4]]))), lam=LAM))
-reg("multiclass.project_to_simplex", dict(w=np.array([[0.2, 0.9, -0.1]])), dict(w=array(ndim=2, skip=("wrong_ndim",))))  # or one vector
-reg("multiclass.calibration_error_terms", dict(probs=PROBS3, y=Y3, lam=0.25),
+reg("multiclass_lp.level_sets.project_to_simplex", dict(w=np.array([[0.2, 0.9, -0.1]])), dict(w=array(ndim=2, skip=("wrong_ndim",))))  # or one vector
+reg("multiclass_lp.errors.calibration_error_terms", dict(probs=PROBS3, y=Y3, lam=0.25),
     dict(probs=ROWS, y=labels(), lam=LAM, weights=free("None for a sample; a finite law otherwise"),
          cond_mean=free("None for a sample; a finite law otherwise")))
 PSEQ = real(out=(0.5,), skip=("inf", "list"))  # an exponent or a sequence of exponents
-reg("multiclass.lp_calibration_error", dict(probs=PROBS3, y=Y3, p=2.0, lam=0.25), dict(probs=ROWS, y=labels(), p=PSEQ, lam=LAM))
-reg("multiclass.population_lp_calibration_error", dict(probs=ATOMS, cond_mean=HSTAR, weights=AW, p=2.0, lam=0.25),
+reg("multiclass_lp.errors.lp_calibration_error", dict(probs=PROBS3, y=Y3, p=2.0, lam=0.25), dict(probs=ROWS, y=labels(), p=PSEQ, lam=LAM))
+reg("multiclass_lp.errors.population_lp_calibration_error", dict(probs=ATOMS, cond_mean=HSTAR, weights=AW, p=2.0, lam=0.25),
     dict(probs=ROWS, cond_mean=COND, weights=AWK, p=PSEQ, lam=LAM))
 for _f in ("top_label_ece", "classwise_ece"):
-    reg(f"multiclass.{_f}", dict(probs=PROBS3, y=Y3, n_bins=4), dict(probs=ROWS, y=labels(), n_bins=integer()))
-    reg(f"multiclass.population_{_f}", dict(probs=ATOMS, cond_mean=HSTAR, weights=AW, n_bins=4),
+    reg(f"multiclass_lp.errors.{_f}", dict(probs=PROBS3, y=Y3, n_bins=4), dict(probs=ROWS, y=labels(), n_bins=integer()))
+    reg(f"multiclass_lp.errors.population_{_f}", dict(probs=ATOMS, cond_mean=HSTAR, weights=AW, n_bins=4),
         dict(probs=ROWS, cond_mean=COND, weights=AWK, n_bins=integer()))
-reg("multiclass.squared_error", dict(probs=PROBS3, y=Y3), dict(probs=ROWS, y=labels()))
-reg("multiclass.population_squared_error", dict(probs=ATOMS, cond_mean=HSTAR, weights=AW), dict(probs=ROWS, cond_mean=COND, weights=AWK))
-reg("multiclass.MulticlassScenario", dict(n_classes=3, n_atoms=50, seed=1),
+reg("multiclass_lp.errors.squared_error", dict(probs=PROBS3, y=Y3), dict(probs=ROWS, y=labels()))
+reg("multiclass_lp.errors.population_squared_error", dict(probs=ATOMS, cond_mean=HSTAR, weights=AW), dict(probs=ROWS, cond_mean=COND, weights=AWK))
+reg("multiclass_lp.scenario.MulticlassScenario", dict(n_classes=3, n_atoms=50, seed=1),
     dict(n_classes=integer(minimum=2), n_atoms=integer(), sharpness=POS, spread=POS, temperature=POS,
          class_offsets=array(skip=("None",)), seed=integer(minimum=0)))
-reg("multiclass.MulticlassScenario.sample", dict(n=20, rng=0), dict(n=integer(), rng=rng(), return_index=boolean()), make=_mc_scenario)
-reg("multiclass.MulticlassScenario.evaluate", dict(predict=lambda u: u, lam=0.25, p=(2.0,), n_bins=4),
+reg("multiclass_lp.scenario.MulticlassScenario.sample", dict(n=20, rng=0), dict(n=integer(), rng=rng(), return_index=boolean()), make=_mc_scenario)
+reg("multiclass_lp.scenario.MulticlassScenario.evaluate", dict(predict=lambda u: u, lam=0.25, p=(2.0,), n_bins=4),
     dict(predict=func(), lam=LAM, p=array(skip=("wrong_ndim",)), n_bins=integer()), make=_mc_scenario, finite_ignore=("p",))
-reg("multiclass.LpCalibrator", dict(lam=0.25, rng=0),
+reg("multiclass_lp.calibrator.LpCalibrator", dict(lam=0.25, rng=0),
     dict(lam=LAM, p=PEXP, epsilon=real(out=(0.0, -1.0), skip=("None",)),
          threshold=real(out=(0.0, -1.0), skip=()), mass_threshold=real(out=(0.0, -1.0), skip=("None",)), delta=DELTA,
          noise=free("True, False or a privacy parameter: checked in its own test"), pools=boolean(),
          max_iter=integer(minimum=0, skip=("None",)), record_states=boolean(), record_queries=boolean(), check_sample_size=boolean(),
          rng=rng()))
-reg("multiclass.LpCalibrator.fit", dict(probs=PROBS3, y=Y3), dict(probs=ROWS, y=labels()),
-    make=lambda: __import__("companion.multiclass", fromlist=["x"]).LpCalibrator(0.25, threshold=0.05, noise=False,
+reg("multiclass_lp.calibrator.LpCalibrator.fit", dict(probs=PROBS3, y=Y3), dict(probs=ROWS, y=labels()),
+    make=lambda: __import__("companion.multiclass_lp", fromlist=["x"]).LpCalibrator(0.25, threshold=0.05, noise=False,
                                                                                  check_sample_size=False, rng=0))
-reg("multiclass.LpCalibrator.fit_exact", dict(probs=ATOMS, cond_mean=HSTAR, weights=AW), dict(probs=ROWS, cond_mean=COND, weights=AWK),
-    make=lambda: __import__("companion.multiclass", fromlist=["x"]).LpCalibrator(0.25, threshold=0.05, noise=False,
+reg("multiclass_lp.calibrator.LpCalibrator.fit_exact", dict(probs=ATOMS, cond_mean=HSTAR, weights=AW), dict(probs=ROWS, cond_mean=COND, weights=AWK),
+    make=lambda: __import__("companion.multiclass_lp", fromlist=["x"]).LpCalibrator(0.25, threshold=0.05, noise=False,
                                                                                  check_sample_size=False, rng=0))
-reg("multiclass.LpCalibrator.predict", dict(probs=PROBS3), dict(probs=ROWS, bin_predictions=free("None: the fitted table")),
+reg("multiclass_lp.calibrator.LpCalibrator.predict", dict(probs=PROBS3), dict(probs=ROWS, bin_predictions=free("None: the fitted table")),
     make=_lp_fitted)
 for _c, _mk in (("TemperatureScaling", _ts_fitted), ("ClasswiseBinning", _cwb_fitted), ("TopLabelBinning", _tlb_fitted)):
     if _c == "TemperatureScaling":
-        reg(f"multiclass.{_c}", {}, {})
+        reg(f"multiclass_lp.baselines.{_c}", {}, {})
     else:
-        reg(f"multiclass.{_c}", dict(n_bins=3), dict(n_bins=integer()))
-    reg(f"multiclass.{_c}.fit", dict(probs=PROBS3, y=Y3), dict(probs=ROWS, y=labels()),
-        make=lambda _c=_c: getattr(__import__("companion.multiclass", fromlist=["x"]), _c)(*(() if _c == "TemperatureScaling" else (3,))))
-    reg(f"multiclass.{_c}.predict", dict(probs=PROBS3), dict(probs=ROWS), make=_mk)
+        reg(f"multiclass_lp.baselines.{_c}", dict(n_bins=3), dict(n_bins=integer()))
+    reg(f"multiclass_lp.baselines.{_c}.fit", dict(probs=PROBS3, y=Y3), dict(probs=ROWS, y=labels()),
+        make=lambda _c=_c: getattr(__import__("companion.multiclass_lp", fromlist=["x"]), _c)(*(() if _c == "TemperatureScaling" else (3,))))
+    reg(f"multiclass_lp.baselines.{_c}.predict", dict(probs=PROBS3), dict(probs=ROWS), make=_mk)
 
 # --- multiclass_binning -------------------------------------------------------
-reg("multiclass_binning.CoordinatePartition", dict(edges=EDGES, coordinate=1),
+reg("binning_label_shift.canonical_binning.CoordinatePartition", dict(edges=EDGES, coordinate=1),
     dict(edges=array(out=(("unsorted", [0, 0.7, 0.5, 1]),)), coordinate=integer(minimum=0)))
-reg("multiclass_binning.CoordinatePartition.assign", dict(probs=PROBS3), dict(probs=ROWS), make=_coord_partition)
-reg("multiclass_binning.LogRatioGridPartition",
+reg("binning_label_shift.canonical_binning.CoordinatePartition.assign", dict(probs=PROBS3), dict(probs=ROWS), make=_coord_partition)
+reg("binning_label_shift.canonical_binning.LogRatioGridPartition",
     dict(contrasts=np.array([[1.0, -1.0, 0.0], [0.0, 1.0, -1.0]]), edges=[np.array([-np.inf, 0.0, np.inf])] * 2),
     dict(contrasts=array(ndim=2), edges=obj()))
-reg("multiclass_binning.LogRatioGridPartition.coordinates", dict(probs=PROBS3), dict(probs=ROWS), make=_logratio_partition)
-reg("multiclass_binning.LogRatioGridPartition.assign", dict(probs=PROBS3), dict(probs=ROWS), make=_logratio_partition)
-reg("multiclass_binning.uniform_mass_partition", dict(probs=PROBS3, n_bins=3, coordinate=1),
+reg("binning_label_shift.canonical_binning.LogRatioGridPartition.coordinates", dict(probs=PROBS3), dict(probs=ROWS), make=_logratio_partition)
+reg("binning_label_shift.canonical_binning.LogRatioGridPartition.assign", dict(probs=PROBS3), dict(probs=ROWS), make=_logratio_partition)
+reg("binning_label_shift.canonical_binning.uniform_mass_partition", dict(probs=PROBS3, n_bins=3, coordinate=1),
     dict(probs=ROWS, n_bins=integer(), coordinate=integer(minimum=0, out=(3,))))
-reg("multiclass_binning.bin_class_counts", dict(bins=np.array([0, 1, 1, 0]), codes=np.array([0, 1, 2, 2]), n_bins=2, n_classes=3),
+reg("binning_label_shift.canonical_binning.bin_class_counts", dict(bins=np.array([0, 1, 1, 0]), codes=np.array([0, 1, 2, 2]), n_bins=2, n_classes=3),
     dict(bins=labels(out=(("entry_neg", [-1, 0, 0, 0]),)), codes=labels(), n_bins=integer(), n_classes=integer()))
-reg("multiclass_binning.CanonicalBinning", dict(partition=_coord_partition()), dict(partition=obj()))
-reg("multiclass_binning.CanonicalBinning.fit", dict(probs=PROBS3, y=Y3), dict(probs=ROWS, y=labels(skip=("str_entries",)),  # any label type
+reg("binning_label_shift.canonical_binning.CanonicalBinning", dict(partition=_coord_partition()), dict(partition=obj()))
+reg("binning_label_shift.canonical_binning.CanonicalBinning.fit", dict(probs=PROBS3, y=Y3), dict(probs=ROWS, y=labels(skip=("str_entries",)),  # any label type
     classes=free("None or the class values")),
-    make=lambda: __import__("companion.multiclass_binning", fromlist=["x"]).CanonicalBinning(_coord_partition()))
-reg("multiclass_binning.CanonicalBinning.predict", dict(probs=PROBS3), dict(probs=ROWS), make=_canonical)
-reg("multiclass_binning.LabelShiftCanonicalBinning", dict(partition=_coord_partition()), dict(partition=obj()))
-reg("multiclass_binning.LabelShiftCanonicalBinning.fit", dict(probs=PROBS3, y=Y3, weights=WEIGHTS3),
+    make=lambda: __import__("companion.binning_label_shift", fromlist=["x"]).CanonicalBinning(_coord_partition()))
+reg("binning_label_shift.canonical_binning.CanonicalBinning.predict", dict(probs=PROBS3), dict(probs=ROWS), make=_canonical)
+reg("binning_label_shift.canonical_binning.LabelShiftCanonicalBinning", dict(partition=_coord_partition()), dict(partition=obj()))
+reg("binning_label_shift.canonical_binning.LabelShiftCanonicalBinning.fit", dict(probs=PROBS3, y=Y3, weights=WEIGHTS3),
     dict(probs=ROWS, y=labels(skip=("str_entries",)), weights=array(out=(("entry_neg", [-1.0, 1.0, 1.0]),)),  # any label type
          classes=free("None or the class values")),
     make=_canonical_ls)
-reg("multiclass_binning.LabelShiftCanonicalBinning.predict", dict(probs=PROBS3), dict(probs=ROWS),
+reg("binning_label_shift.canonical_binning.LabelShiftCanonicalBinning.predict", dict(probs=PROBS3), dict(probs=ROWS),
     make=lambda: _canonical_ls().fit(PROBS3, Y3, WEIGHTS3))
 
 # --- plotting ----------------------------------------------------------------
@@ -852,188 +852,186 @@ POSTK = array(out=(("entry_0", np.r_[0.0, POST[1:]]), ("entry_1.5", np.r_[1.5, P
 MASSK = array(length=True, out=(("not_sum_1", MASSES * 2), ("entry_neg", np.r_[-0.1, 0.4, 0.2, 0.2, 0.3])))
 AUC = real(out=(0.5, 1.0, 0.3))
 SOLVER = dict(xtol=TOL, max_iter=MAXIT)
-reg("prior.InfeasibleSystemError", dict(args=("msg",)), dict(args=free("exception message")), star="args", valid_variants=False)
-reg("prior.ConvergenceError", dict(args=("msg",)), dict(args=free("exception message")), star="args", valid_variants=False)
-reg("prior.Recalibrated", dict(posteriors=POST, params={}), dict(posteriors=REC, params=REC))
-reg("prior.empirical_distribution", dict(sample=np.array([1.0, 2.0, 2.0, 3.0])), dict(sample=array()))
-reg("prior.midpoint_cdf", dict(masses=MASSES), dict(masses=MASSK))
+reg("target_prior.recalibration.InfeasibleSystemError", dict(args=("msg",)), dict(args=free("exception message")), star="args", valid_variants=False)
+reg("target_prior.recalibration.Recalibrated", dict(posteriors=POST, params={}), dict(posteriors=REC, params=REC))
+reg("target_prior.auc.empirical_distribution", dict(sample=np.array([1.0, 2.0, 2.0, 3.0])), dict(sample=array()))
+reg("target_prior.auc.midpoint_cdf", dict(masses=MASSES), dict(masses=MASSK))
 # implied_auc and eq13_as_printed take posteriors in the CLOSED interval: a grade with posterior 0 or 1 is a valid
 # auto-calibrated score value (capped scaling caps at 1; the book evaluates them on capped posteriors and step maps).
 POSTK_CLOSED = array(out=(("entry_1.5", np.r_[1.5, POST[1:]]), ("entry_neg", np.r_[-0.1, POST[1:]])))
-reg("prior.implied_auc", dict(posteriors=POST, masses=MASSES), dict(posteriors=POSTK_CLOSED, masses=MASSK))
-reg("prior.conditional_auc", dict(masses1=MASSES, masses0=MASSES[::-1].copy()), dict(masses1=MASSK, masses0=MASSK))
-reg("prior.capped_scaling", dict(posteriors=POST, target_masses=MASSES, target_prior=0.3),
+reg("target_prior.auc.implied_auc", dict(posteriors=POST, masses=MASSES), dict(posteriors=POSTK_CLOSED, masses=MASSK))
+reg("target_prior.auc.conditional_auc", dict(masses1=MASSES, masses0=MASSES[::-1].copy()), dict(masses1=MASSK, masses0=MASSK))
+reg("target_prior.recalibration.capped_scaling", dict(posteriors=POST, target_masses=MASSES, target_prior=0.3),
     dict(posteriors=POSTK, target_masses=MASSK, target_prior=PRIOR, **SOLVER))
-reg("prior.label_shift", dict(posteriors=POST, source_prior=0.3, target_prior=0.2),
+reg("target_prior.recalibration.label_shift", dict(posteriors=POST, source_prior=0.3, target_prior=0.2),
     dict(posteriors=POSTK, source_prior=PRIOR, target_prior=PRIOR))
-reg("prior.fjs", dict(posteriors=POST, target_masses=MASSES, source_prior=0.45, target_prior=0.3),
+reg("target_prior.recalibration.fjs", dict(posteriors=POST, target_masses=MASSES, source_prior=0.45, target_prior=0.3),
     dict(posteriors=POSTK, target_masses=MASSK, source_prior=PRIOR, target_prior=PRIOR, **SOLVER))
-reg("prior.platt", dict(posteriors=POST, target_masses=MASSES, target_prior=0.3, auc=0.8),
+reg("target_prior.qmm.platt", dict(posteriors=POST, target_masses=MASSES, target_prior=0.3, auc=0.8),
     dict(posteriors=POSTK, target_masses=MASSK, target_prior=PRIOR, auc=AUC, **SOLVER))
-reg("prior.cspd", dict(posteriors=POST, target_masses=MASSES, target_prior=0.3, auc=0.8),
+reg("target_prior.qmm.cspd", dict(posteriors=POST, target_masses=MASSES, target_prior=0.3, auc=0.8),
     dict(posteriors=POSTK, target_masses=MASSK, target_prior=PRIOR, auc=AUC, link=option(), **SOLVER))
-reg("prior.cspd_auc_profile", dict(posteriors=POST, target_masses=MASSES, target_prior=0.3, slopes=np.array([0.5, 1.0, 2.0])),
+reg("target_prior.qmm.cspd_auc_profile", dict(posteriors=POST, target_masses=MASSES, target_prior=0.3, slopes=np.array([0.5, 1.0, 2.0])),
     dict(posteriors=POSTK, target_masses=MASSK, target_prior=PRIOR, slopes=array(out=(("entry_0", [0.0, 1.0]),)), link=option(),
          **SOLVER))
-reg("prior.cspd_quantify", dict(posteriors=POST, target_masses=MASSES, auc=0.8),
+reg("target_prior.qmm.cspd_quantify", dict(posteriors=POST, target_masses=MASSES, auc=0.8),
     dict(posteriors=POSTK, target_masses=MASSK, auc=AUC, link=option(), **SOLVER))
-reg("prior.roc_qmm", dict(target_masses=MASSES, target_prior=0.3, auc=0.8),
+reg("target_prior.qmm.roc_qmm", dict(target_masses=MASSES, target_prior=0.3, auc=0.8),
     dict(target_masses=MASSK, target_prior=PRIOR, auc=AUC, iteration=option(), tol=TOL, max_iter=MAXIT))
-reg("prior.roc_qmm_trace", dict(target_masses=MASSES, target_prior=0.3, auc=0.8, n_iter=5),
+reg("target_prior.qmm.roc_qmm_trace", dict(target_masses=MASSES, target_prior=0.3, auc=0.8, n_iter=5),
     dict(target_masses=MASSK, target_prior=PRIOR, auc=AUC, n_iter=integer(), iteration=option()))
-reg("prior.roc_qmm_jacobian", dict(target_masses=MASSES, target_prior=0.3, auc=0.8, class0_masses=MASSES[::-1].copy()),
+reg("target_prior.qmm.roc_qmm_jacobian", dict(target_masses=MASSES, target_prior=0.3, auc=0.8, class0_masses=MASSES[::-1].copy()),
     dict(target_masses=MASSK, target_prior=PRIOR, auc=AUC, class0_masses=MASSK))
-reg("prior.two_param_qmm", dict(target_masses=MASSES, target_prior=0.3, auc=0.8),
+reg("target_prior.qmm.two_param_qmm", dict(target_masses=MASSES, target_prior=0.3, auc=0.8),
     dict(target_masses=MASSK, target_prior=PRIOR, auc=AUC, tol=TOL, xtol=TOL, max_iter=MAXIT))
 
 # --- scenarios ---------------------------------------------------------------
 GM = dict(make=_gm)
-reg("scenarios.GaussianMixture", dict(prior=0.3, mu=2.0), dict(prior=PRIOR, mu=POS))
-reg("scenarios.GaussianMixture.sample", dict(n=20, rng=0), dict(n=integer(), rng=rng(none_ok=False)), **GM)
-reg("scenarios.GaussianMixture.posterior_x", dict(x=np.linspace(-2, 2, 5)), dict(x=array(skip=("wrong_ndim",))), **GM)
-reg("scenarios.GaussianMixture.h_star", dict(z=Z), dict(z=array(skip=("wrong_ndim",), out=(("entry_1.5", np.r_[1.5, Z[1:]]),))), **GM)
-reg("scenarios.GaussianMixture.expect", dict(g=np.cos), dict(g=func()), **GM)
-reg("scenarios.GaussianMixture.class_conditional_mse", {}, {}, **GM)
-reg("scenarios.GaussianMixture.decomposition", {}, {}, **GM)
-reg("scenarios.GaussianMixture.cdf", dict(z=Z), dict(z=array(skip=("wrong_ndim",), out=(("entry_1.5", np.r_[1.5, Z[1:]]),))), **GM)
-reg("scenarios.GaussianMixture.quantile", dict(q=Z), dict(q=array(skip=("wrong_ndim",), out=(("entry_1.5", np.r_[1.5, Z[1:]]),))), **GM)
-reg("scenarios.GaussianMixture.smoothness_ratio", dict(z=Z), dict(z=array(skip=("wrong_ndim",), out=(("entry_1.5", np.r_[1.5, Z[1:]]),)), log=boolean()), **GM)
-reg("scenarios.GaussianMixture.smoothness_constant", {}, dict(tail_mass=real(out=(0.0, 0.5, -1.0))), **GM)
-reg("scenarios.GaussianMixture.population_risks", dict(edges=EDGES, values=VALUES),
+reg("scenarios.gaussian_mixture.GaussianMixture", dict(prior=0.3, mu=2.0), dict(prior=PRIOR, mu=POS))
+reg("scenarios.gaussian_mixture.GaussianMixture.sample", dict(n=20, rng=0), dict(n=integer(), rng=rng(none_ok=False)), **GM)
+reg("scenarios.gaussian_mixture.GaussianMixture.posterior_x", dict(x=np.linspace(-2, 2, 5)), dict(x=array(skip=("wrong_ndim",))), **GM)
+reg("scenarios.gaussian_mixture.GaussianMixture.h_star", dict(z=Z), dict(z=array(skip=("wrong_ndim",), out=(("entry_1.5", np.r_[1.5, Z[1:]]),))), **GM)
+reg("scenarios.gaussian_mixture.GaussianMixture.expect", dict(g=np.cos), dict(g=func()), **GM)
+reg("scenarios.gaussian_mixture.GaussianMixture.class_conditional_mse", {}, {}, **GM)
+reg("scenarios.gaussian_mixture.GaussianMixture.decomposition", {}, {}, **GM)
+reg("scenarios.gaussian_mixture.GaussianMixture.cdf", dict(z=Z), dict(z=array(skip=("wrong_ndim",), out=(("entry_1.5", np.r_[1.5, Z[1:]]),))), **GM)
+reg("scenarios.gaussian_mixture.GaussianMixture.quantile", dict(q=Z), dict(q=array(skip=("wrong_ndim",), out=(("entry_1.5", np.r_[1.5, Z[1:]]),))), **GM)
+reg("scenarios.gaussian_mixture.GaussianMixture.smoothness_ratio", dict(z=Z), dict(z=array(skip=("wrong_ndim",), out=(("entry_1.5", np.r_[1.5, Z[1:]]),)), log=boolean()), **GM)
+reg("scenarios.gaussian_mixture.GaussianMixture.smoothness_constant", {}, dict(tail_mass=real(out=(0.0, 0.5, -1.0))), **GM)
+reg("scenarios.gaussian_mixture.GaussianMixture.population_risks", dict(edges=EDGES, values=VALUES),
     dict(edges=array(out=(("unsorted", [0, 0.7, 0.5, 1]),)), values=array(length=True, out=(("entry_1.5", [0.2, 1.5]),))), **GM)
-reg("scenarios.GaussianMixture.population_risks_batch", dict(edges_list=[EDGES], values_list=[VALUES]),
+reg("scenarios.gaussian_mixture.GaussianMixture.population_risks_batch", dict(edges_list=[EDGES], values_list=[VALUES]),
     dict(edges_list=obj(), values_list=obj()), **GM)
-reg("scenarios.GaussianMixture.population_risks_of_map", dict(h=_h), dict(h=func()), **GM)
-reg("scenarios.GaussianMixture.forecast_density", dict(z=Z), dict(z=array(skip=("wrong_ndim",), out=(("entry_1.5", np.r_[1.5, Z[1:]]),))), **GM)
-reg("scenarios.GaussianMixture.recalibration_risk_by_quadrature", dict(h=_h, rtol=1e-8),
+reg("scenarios.gaussian_mixture.GaussianMixture.population_risks_of_map", dict(h=_h), dict(h=func()), **GM)
+reg("scenarios.gaussian_mixture.GaussianMixture.forecast_density", dict(z=Z), dict(z=array(skip=("wrong_ndim",), out=(("entry_1.5", np.r_[1.5, Z[1:]]),))), **GM)
+reg("scenarios.gaussian_mixture.GaussianMixture.recalibration_risk_by_quadrature", dict(h=_h, rtol=1e-8),
     dict(h=func(), breakpoints=array(skip=("empty",), out=(("entry_1.5", [1.5]),)), rtol=TOL), **GM)
-reg("scenarios.PopulationDecomposition", dict(mse=0.1, variance=0.25, sharpness=0.2, calibration=0.05),
+reg("scenarios.gaussian_mixture.PopulationDecomposition", dict(mse=0.1, variance=0.25, sharpness=0.2, calibration=0.05),
     dict(mse=REC, variance=REC, sharpness=REC, calibration=REC))
-reg("scenarios.RatingScaleExample", dict(n_trials=8, n_nodes=20),
+reg("scenarios.rating_scale.RatingScaleExample", dict(n_trials=8, n_nodes=20),
     dict(n_trials=integer(), success0=P01, success1=P01, source_prior=PRIOR, target_mean=P01, target_correlation=P01,
          target_prior=PRIOR, n_nodes=integer()))
-reg("scenarios.RatingScaleExample.vasicek_nodes", {}, {}, make=_rating)
-reg("scenarios.RatingScaleExample.sample_target", dict(n=20, rng=0), dict(n=integer(), rng=rng(none_ok=False)), make=_rating)
-reg("scenarios.RatingScaleExample.label_shift_target_masses", dict(target_prior=0.1), dict(target_prior=PRIOR), make=_rating)
+reg("scenarios.rating_scale.RatingScaleExample.vasicek_nodes", {}, {}, make=_rating)
+reg("scenarios.rating_scale.RatingScaleExample.sample_target", dict(n=20, rng=0), dict(n=integer(), rng=rng(none_ok=False)), make=_rating)
+reg("scenarios.rating_scale.RatingScaleExample.label_shift_target_masses", dict(target_prior=0.1), dict(target_prior=PRIOR), make=_rating)
 
 # --- shift -------------------------------------------------------------------
 LAB3 = labels(skip=("str_entries",))  # labels of any hashable type (shift.encode_labels): "0" is a class of its own, not parsed
-reg("shift.ConvergenceError", dict(args=("msg",)), dict(args=free("exception message")), star="args", valid_variants=False)
-reg("shift.as_simplex_rows", dict(probs=PROBS3, name="probs"), dict(probs=ROWS, name=free("the caller's argument name"),
+reg("label_shift_weights.correction.as_simplex_rows", dict(probs=PROBS3, name="probs"), dict(probs=ROWS, name=free("the caller's argument name"),
                                                                     atol=real(out=(-1.0,))))
-reg("shift.encode_labels", dict(y=Y3, name="y", n_classes=3), dict(y=labels(length=False, skip=("str_entries", "bool_dtype", "label_fraction")),
+reg("label_shift_weights.correction.encode_labels", dict(y=Y3, name="y", n_classes=3), dict(y=labels(length=False, skip=("str_entries", "bool_dtype", "label_fraction")),
                                                                     name=free("the caller's argument name"), n_classes=integer(minimum=2),
                                                                     classes=free("None or the class values")))
-reg("shift.posterior_correction", dict(probs=PROBS3, weights=WEIGHTS3),
+reg("label_shift_weights.correction.posterior_correction", dict(probs=PROBS3, weights=WEIGHTS3),
     dict(probs=array(ndim=2, skip=("wrong_ndim",)),  # (n, k) or (k,)
          weights=array(out=(("entry_neg", [-1.0, 1.0, 1.0]), ("wrong_k", [1.0, 1.0])))))
-reg("shift.scale_probabilities", dict(probs=PROBS3, slope=np.array([1.0, 1.2, 0.8])),
+reg("label_shift_weights.scaling.scale_probabilities", dict(probs=PROBS3, slope=np.array([1.0, 1.2, 0.8])),
     dict(probs=ROWS, slope=array(out=(("wrong_k", [1.0, 1.0]),)), bias=array(skip=("None",))))
-CASES["shift.scale_probabilities"].args["bias"] = np.array([0.0, 0.1, -0.1])
-reg("shift.ScalingCalibrator", dict(kind="ts", slope=np.ones(3), bias=np.zeros(3), nll=1.0), dict(kind=REC, slope=REC, bias=REC, nll=REC))
-reg("shift.ScalingCalibrator.transform", dict(probs=PROBS3), dict(probs=ROWS), make=_scaling)
-reg("shift.fit_scaling", dict(probs=PROBS3, y=Y3, kind="bcts"), dict(probs=ROWS, y=LAB3, kind=option(), classes=free("None or class values"),
+CASES["label_shift_weights.scaling.scale_probabilities"].args["bias"] = np.array([0.0, 0.1, -0.1])
+reg("label_shift_weights.scaling.ScalingCalibrator", dict(kind="ts", slope=np.ones(3), bias=np.zeros(3), nll=1.0), dict(kind=REC, slope=REC, bias=REC, nll=REC))
+reg("label_shift_weights.scaling.ScalingCalibrator.transform", dict(probs=PROBS3), dict(probs=ROWS), make=_scaling)
+reg("label_shift_weights.scaling.fit_scaling", dict(probs=PROBS3, y=Y3, kind="bcts"), dict(probs=ROWS, y=LAB3, kind=option(), classes=free("None or class values"),
                                                                      gtol=TOL))
-reg("shift.BBSEResult", dict(weights=WEIGHTS3, raw_weights=WEIGHTS3, target_prior=WEIGHTS3 / 3, source_prior=np.full(3, 1 / 3),
+reg("label_shift_weights.estimators.BBSEResult", dict(weights=WEIGHTS3, raw_weights=WEIGHTS3, target_prior=WEIGHTS3 / 3, source_prior=np.full(3, 1 / 3),
                              classes=np.arange(3), confusion=np.eye(3) / 3, target_mean=WEIGHTS3 / 3, condition_number=1.0),
     dict(weights=REC, raw_weights=REC, target_prior=REC, source_prior=REC, classes=REC, confusion=REC, target_mean=REC,
          condition_number=REC))
-reg("shift.MLLSResult", dict(weights=WEIGHTS3, target_prior=WEIGHTS3 / 3, source_prior=np.full(3, 1 / 3), classes=np.arange(3), n_iter=1,
+reg("label_shift_weights.estimators.MLLSResult", dict(weights=WEIGHTS3, target_prior=WEIGHTS3 / 3, source_prior=np.full(3, 1 / 3), classes=np.arange(3), n_iter=1,
                              log_likelihood=0.0, log_likelihood_trace=np.zeros(1), calibrator=None),
     dict(weights=REC, target_prior=REC, source_prior=REC, classes=REC, n_iter=REC, log_likelihood=REC, log_likelihood_trace=REC,
          calibrator=REC))
-reg("shift.RLLSResult", dict(weights=WEIGHTS3, target_prior=WEIGHTS3 / 3, source_prior=np.full(3, 1 / 3), classes=np.arange(3),
+reg("label_shift_weights.estimators.RLLSResult", dict(weights=WEIGHTS3, target_prior=WEIGHTS3 / 3, source_prior=np.full(3, 1 / 3), classes=np.arange(3),
                              confusion=np.eye(3) / 3, theta=np.zeros(3), regularization=0.0, objective=0.0),
     dict(weights=REC, target_prior=REC, source_prior=REC, classes=REC, confusion=REC, theta=REC, regularization=REC, objective=REC))
 PT = PROBS3[::-1].copy()
-reg("shift.bbse", dict(probs_source=PROBS3, y_source=Y3, probs_target=PT),
+reg("label_shift_weights.estimators.bbse", dict(probs_source=PROBS3, y_source=Y3, probs_target=PT),
     dict(probs_source=ROWS, y_source=LAB3, probs_target=array(ndim=2), soft=boolean(), classes=free("None or class values"),
          negative=option(), max_condition=real(out=(0.0, -1.0))))
-reg("shift.mlls", dict(probs_source=PROBS3, y_source=Y3, probs_target=PT),
+reg("label_shift_weights.estimators.mlls", dict(probs_source=PROBS3, y_source=Y3, probs_target=PT),
     dict(probs_source=ROWS, y_source=LAB3, probs_target=array(ndim=2), calibration=option(none_ok=True),
          classes=free("None or class values"), tol=TOL, max_iter=MAXIT))
-CASES["shift.mlls"].args["calibration"] = "bcts"
-reg("shift.mlls_log_likelihood", dict(target_prior=np.array([0.25, 0.25, 0.5]), probs_target=PT,  # dyadic priors: exact in float32
+CASES["label_shift_weights.estimators.mlls"].args["calibration"] = "bcts"
+reg("label_shift_weights.estimators.mlls_log_likelihood", dict(target_prior=np.array([0.25, 0.25, 0.5]), probs_target=PT,  # dyadic priors: exact in float32
                                      source_prior=np.array([0.25, 0.375, 0.375])),
     dict(target_prior=array(out=(("not_sum_1", [0.5, 0.5, 0.5]),)), probs_target=array(ndim=2),
          source_prior=array(out=(("entry_0", [0.0, 0.5, 0.5]),))))
-reg("shift.rlls", dict(probs_source=PROBS3, y_source=Y3, probs_target=PT, regularization=0.01),
+reg("label_shift_weights.estimators.rlls", dict(probs_source=PROBS3, y_source=Y3, probs_target=PT, regularization=0.01),
     dict(probs_source=ROWS, y_source=LAB3, probs_target=array(ndim=2), regularization=NONNEG, soft=boolean(),
          classes=free("None or class values"), max_weight=real(out=(0.0, -1.0), skip=("None",)), tol=TOL))
-reg("shift.GaussianLabelShift", dict(means=((-2.0, 0.0), (2.0, 0.0)), covariance=((1.0, 0.0), (0.0, 1.0)),
+reg("scenarios.label_shift.GaussianLabelShift", dict(means=((-2.0, 0.0), (2.0, 0.0)), covariance=((1.0, 0.0), (0.0, 1.0)),
                                      source_prior=(0.5, 0.5), target_prior=(0.25, 0.75)),
     dict(means=array(ndim=2), covariance=array(ndim=2, out=(("not_pd", [[1.0, 2.0], [2.0, 1.0]]),)),
          source_prior=array(out=(("not_sum_1", [0.5, 0.6]),)), target_prior=array(out=(("not_sum_1", [0.5, 0.6]),))))
 for _k in ("means", "covariance", "source_prior", "target_prior"):
-    CASES["shift.GaussianLabelShift"].args[_k] = np.asarray(CASES["shift.GaussianLabelShift"].args[_k])
+    CASES["scenarios.label_shift.GaussianLabelShift"].args[_k] = np.asarray(CASES["scenarios.label_shift.GaussianLabelShift"].args[_k])
 GLS = dict(make=_gls)
-reg("shift.GaussianLabelShift.prior", dict(domain="target"), dict(domain=option()), **GLS)
-reg("shift.GaussianLabelShift.sample", dict(n=20, rng=0), dict(n=integer(), rng=rng(none_ok=False), domain=option(),
+reg("scenarios.label_shift.GaussianLabelShift.prior", dict(domain="target"), dict(domain=option()), **GLS)
+reg("scenarios.label_shift.GaussianLabelShift.sample", dict(n=20, rng=0), dict(n=integer(), rng=rng(none_ok=False), domain=option(),
                                                                size=free("leading axes, () by default")), **GLS)
-reg("shift.GaussianLabelShift.log_class_densities", dict(x=np.zeros((4, 2))), dict(x=array(ndim=2, skip=("wrong_ndim",))), **GLS)
-reg("shift.GaussianLabelShift.posterior", dict(x=np.zeros((4, 2))), dict(x=array(ndim=2, skip=("wrong_ndim",)), domain=option()), **GLS)
+reg("scenarios.label_shift.GaussianLabelShift.log_class_densities", dict(x=np.zeros((4, 2))), dict(x=array(ndim=2, skip=("wrong_ndim",))), **GLS)
+reg("scenarios.label_shift.GaussianLabelShift.posterior", dict(x=np.zeros((4, 2))), dict(x=array(ndim=2, skip=("wrong_ndim",)), domain=option()), **GLS)
 _CON = np.array([[-1.0, 1.0, 0.0], [-0.5, -0.5, 1.0]])
-reg("shift.GaussianLabelShift.log_ratio_map", dict(contrasts=_CON), dict(contrasts=array(ndim=2)), **GLS)
-reg("shift.GaussianLabelShift.projection_probabilities", dict(direction=np.array([1.0, 0.0]), offset=0.0, edges=np.array([-1.0, 0.0, 1.0])),
+reg("scenarios.label_shift.GaussianLabelShift.log_ratio_map", dict(contrasts=_CON), dict(contrasts=array(ndim=2)), **GLS)
+reg("scenarios.label_shift.GaussianLabelShift.projection_probabilities", dict(direction=np.array([1.0, 0.0]), offset=0.0, edges=np.array([-1.0, 0.0, 1.0])),
     dict(direction=array(length=True), offset=real(), edges=array(out=(("unsorted", [1.0, 0.0]),))), **GLS)
-reg("shift.GaussianLabelShift.grid_cell_probabilities", dict(contrasts=_CON, edges=[np.array([-np.inf, 2.0, np.inf]), np.array([-np.inf, 0.0, np.inf])]),
+reg("scenarios.label_shift.GaussianLabelShift.grid_cell_probabilities", dict(contrasts=_CON, edges=[np.array([-np.inf, 2.0, np.inf]), np.array([-np.inf, 0.0, np.inf])]),
     dict(contrasts=array(ndim=2), edges=obj()), **GLS)
-reg("shift.GaussianLabelShift.confusion_matrix", dict(kind="soft", order=8), dict(kind=option(), order=integer()), **GLS)
-reg("shift.two_class_gaussian", {}, {})
-reg("shift.three_class_gaussian", {}, {})
+reg("scenarios.label_shift.GaussianLabelShift.confusion_matrix", dict(kind="soft", order=8), dict(kind=option(), order=integer()), **GLS)
+reg("scenarios.label_shift.two_class_gaussian", {}, {})
+reg("scenarios.label_shift.three_class_gaussian", {}, {})
 
 # --- symbolic ----------------------------------------------------------------
-reg("symbolic.binning.BinwiseIdentity", dict(groups=[], binwise=0, pooled=0, calibration_shift=0, sharpness_shift=0, shift=0),
+reg("uniform_mass_binning.derivations.BinwiseIdentity", dict(groups=[], binwise=0, pooled=0, calibration_shift=0, sharpness_shift=0, shift=0),
     {k: REC for k in ("groups", "binwise", "pooled", "calibration_shift", "sharpness_shift", "shift")})
-reg("symbolic.binning.binwise_pooling_identity", dict(n_bins=2), dict(n_bins=integer()))
-reg("symbolic.binning.ZetaOptimum", {k: 0 for k in ("zeta", "b_star", "zeta_at_b_star", "rate_residual", "curvature_at_b_star",
+reg("uniform_mass_binning.derivations.binwise_pooling_identity", dict(n_bins=2), dict(n_bins=integer()))
+reg("uniform_mass_binning.derivations.ZetaOptimum", {k: 0 for k in ("zeta", "b_star", "zeta_at_b_star", "rate_residual", "curvature_at_b_star",
                                                     "sample_size", "sample_size_residual", "rounded_bound", "rounded_residual")},
     {k: REC for k in ("zeta", "b_star", "zeta_at_b_star", "rate_residual", "curvature_at_b_star", "sample_size",
                       "sample_size_residual", "rounded_bound", "rounded_residual")})
 for _f in ("umb_zeta_optimum", "uniform_bins_sharpness"):
-    reg(f"symbolic.binning.{_f}", {}, {}, finite=False)
-reg("symbolic.binning_label_shift.theorem3_epsilon_residual", {}, {}, finite=False)
-reg("symbolic.binning_label_shift.proposition1_residuals", dict(k=2), dict(k=integer(minimum=2)), finite=False)
-reg("symbolic.binning_label_shift.theorem4_algebra", dict(k=2), dict(k=integer(minimum=2)), finite=False)
-reg("symbolic.binning_label_shift.theorem4_zero_weight_example", {}, {}, finite=False)
-reg("symbolic.conformal.permutation_weight_residuals", dict(n=2, n_classes=2), dict(n=integer(), n_classes=integer(minimum=2)), finite=False)
-reg("symbolic.conformal.label_shift_factorization_residual", dict(n=2), dict(n=integer()), finite=False)
-reg("symbolic.conformal.uniform_weight_masses", dict(n=3), dict(n=integer()), finite=False)
-reg("symbolic.conformal.split_coverage_interval", dict(n_max=5, alphas=(0.1,)), dict(n_max=integer(),
+    reg(f"uniform_mass_binning.derivations.{_f}", {}, {}, finite=False)
+reg("binning_label_shift.derivations.theorem3_epsilon_residual", {}, {}, finite=False)
+reg("binning_label_shift.derivations.proposition1_residuals", dict(k=2), dict(k=integer(minimum=2)), finite=False)
+reg("binning_label_shift.derivations.theorem4_algebra", dict(k=2), dict(k=integer(minimum=2)), finite=False)
+reg("binning_label_shift.derivations.theorem4_zero_weight_example", {}, {}, finite=False)
+reg("conformal_label_shift.derivations.permutation_weight_residuals", dict(n=2, n_classes=2), dict(n=integer(), n_classes=integer(minimum=2)), finite=False)
+reg("conformal_label_shift.derivations.label_shift_factorization_residual", dict(n=2), dict(n=integer()), finite=False)
+reg("conformal_label_shift.derivations.uniform_weight_masses", dict(n=3), dict(n=integer()), finite=False)
+reg("conformal_label_shift.derivations.split_coverage_interval", dict(n_max=5, alphas=(0.1,)), dict(n_max=integer(),
     alphas=array(out=(("entry_0", [0.0]), ("entry_1", [1.0])))), finite=False)
-CASES["symbolic.conformal.split_coverage_interval"].args["alphas"] = (__import__("sympy").Rational(1, 10),)  # exact levels
-reg("symbolic.conformal.split_coverage_by_integration", dict(n_max=3), dict(n_max=integer()), finite=False)
-reg("symbolic.conformal.bernoulli_normal_limits", {}, {}, finite=False)
-reg("symbolic.decomposition.FiniteJointDistribution", dict(masses=(), cond=(), values=()), dict(masses=REC, cond=REC, values=REC))
-reg("symbolic.decomposition.finite_joint_distribution", dict(m=2), dict(m=integer()), finite=False)
-reg("symbolic.decomposition.set_partitions", dict(items=[1, 2, 3]), dict(items=obj()), valid_variants=False)
-reg("symbolic.decomposition.proposition1_residual", dict(groups=[[0, 1], [2]]), dict(groups=obj()), finite=False, valid_variants=False)
-reg("symbolic.decomposition.mse_decomposition_residual", dict(m=2), dict(m=integer()), finite=False)
-reg("symbolic.decomposition.gaussian_posterior_log_odds", {}, {}, finite=False)
-reg("symbolic.decomposition.mirror_symmetry_mse", dict(offset=0), dict(offset=free("a number or a sympy expression")), finite=False)
-reg("symbolic.label_shift.label_shift_composition_residuals", {}, {}, finite=False)
-reg("symbolic.label_shift.lemma10_derivatives", {}, {}, finite=False)
-reg("symbolic.label_shift.theorem2_step2_residuals", {}, {}, finite=False)
-reg("symbolic.label_shift_weights.bayes_correction_residuals", dict(k=2), dict(k=integer(minimum=2)), finite=False)
-reg("symbolic.label_shift_weights.moment_identity_residuals", dict(k=2, m=2), dict(k=integer(minimum=2), m=integer(minimum=2)), finite=False)
-reg("symbolic.label_shift_weights.bbse_perturbation_residuals", dict(k=2), dict(k=integer(minimum=2)), finite=False)
-reg("symbolic.label_shift_weights.em_stationarity", dict(k=2, n=2), dict(k=integer(minimum=2), n=integer()), finite=False)
-reg("symbolic.label_shift_weights.remark5_chain", {}, {}, finite=False)
-reg("symbolic.multiclass.LevelSetCount", dict(by_slack={}, residuals={}, ratio_factor=0, ratio_factor_simplified=0),
+CASES["conformal_label_shift.derivations.split_coverage_interval"].args["alphas"] = (__import__("sympy").Rational(1, 10),)  # exact levels
+reg("conformal_label_shift.derivations.split_coverage_by_integration", dict(n_max=3), dict(n_max=integer()), finite=False)
+reg("conformal_label_shift.derivations.bernoulli_normal_limits", {}, {}, finite=False)
+reg("calibration_sharpness.derivations.FiniteJointDistribution", dict(masses=(), cond=(), values=()), dict(masses=REC, cond=REC, values=REC))
+reg("calibration_sharpness.derivations.finite_joint_distribution", dict(m=2), dict(m=integer()), finite=False)
+reg("calibration_sharpness.derivations.set_partitions", dict(items=[1, 2, 3]), dict(items=obj()), valid_variants=False)
+reg("calibration_sharpness.derivations.proposition1_residual", dict(groups=[[0, 1], [2]]), dict(groups=obj()), finite=False, valid_variants=False)
+reg("calibration_sharpness.derivations.mse_decomposition_residual", dict(m=2), dict(m=integer()), finite=False)
+reg("calibration_sharpness.derivations.gaussian_posterior_log_odds", {}, {}, finite=False)
+reg("calibration_sharpness.derivations.mirror_symmetry_mse", dict(offset=0), dict(offset=free("a number or a sympy expression")), finite=False)
+reg("label_shift_recalibration.derivations.label_shift_composition_residuals", {}, {}, finite=False)
+reg("label_shift_recalibration.derivations.lemma10_derivatives", {}, {}, finite=False)
+reg("label_shift_recalibration.derivations.theorem2_step2_residuals", {}, {}, finite=False)
+reg("label_shift_weights.derivations.bayes_correction_residuals", dict(k=2), dict(k=integer(minimum=2)), finite=False)
+reg("label_shift_weights.derivations.moment_identity_residuals", dict(k=2, m=2), dict(k=integer(minimum=2), m=integer(minimum=2)), finite=False)
+reg("label_shift_weights.derivations.bbse_perturbation_residuals", dict(k=2), dict(k=integer(minimum=2)), finite=False)
+reg("label_shift_weights.derivations.em_stationarity", dict(k=2, n=2), dict(k=integer(minimum=2), n=integer()), finite=False)
+reg("label_shift_weights.derivations.remark5_chain", {}, {}, finite=False)
+reg("multiclass_lp.derivations.LevelSetCount", dict(by_slack={}, residuals={}, ratio_factor=0, ratio_factor_simplified=0),
     dict(by_slack=REC, residuals=REC, ratio_factor=REC, ratio_factor_simplified=REC))
-reg("symbolic.multiclass.level_set_count_identity", dict(k_values=(2, 3)), dict(k_values=array(out=(("entry_1", [1]), ("entry_2.5", [2.5])))),
+reg("multiclass_lp.derivations.level_set_count_identity", dict(k_values=(2, 3)), dict(k_values=array(out=(("entry_1", [1]), ("entry_2.5", [2.5])))),
     finite=False)
-CASES["symbolic.multiclass.level_set_count_identity"].args["k_values"] = np.array([2, 3])
-reg("symbolic.multiclass.patch_step_identity", dict(k=3, i=0), dict(k=integer(minimum=2), i=integer(minimum=0, out=(3,))), finite=False)
-reg("symbolic.multiclass.group_squared_error_identity", dict(k=3), dict(k=integer(minimum=2)), finite=False)
-reg("symbolic.multiclass.same_level_set_change", dict(k=3, y=0), dict(k=integer(minimum=2), y=integer(minimum=0, out=(3,))), finite=False)
+CASES["multiclass_lp.derivations.level_set_count_identity"].args["k_values"] = np.array([2, 3])
+reg("multiclass_lp.derivations.patch_step_identity", dict(k=3, i=0), dict(k=integer(minimum=2), i=integer(minimum=0, out=(3,))), finite=False)
+reg("multiclass_lp.derivations.group_squared_error_identity", dict(k=3), dict(k=integer(minimum=2)), finite=False)
+reg("multiclass_lp.derivations.same_level_set_change", dict(k=3, y=0), dict(k=integer(minimum=2), y=integer(minimum=0, out=(3,))), finite=False)
 for _f in ("lemma11_constants", "termination_constants", "lemma8_constants", "two_worlds_errors", "lemma7_bucket_constants",
            "grid_gain_factor", "recalibration_lower_bound_constants"):
-    reg(f"symbolic.multiclass.{_f}", {}, {}, finite=False)
-reg("symbolic.target_prior.implied_auc_residual", dict(n=2), dict(n=integer()), finite=False)
-reg("symbolic.target_prior.jensen_bounds_derivation", dict(m=2), dict(m=integer()), finite=False)
-reg("symbolic.target_prior.binormal_auc_derivation", {}, {}, finite=False)
-reg("symbolic.target_prior.binormal_posterior_residual", {}, {}, finite=False)
+    reg(f"multiclass_lp.derivations.{_f}", {}, {}, finite=False)
+reg("target_prior.derivations.implied_auc_residual", dict(n=2), dict(n=integer()), finite=False)
+reg("target_prior.derivations.jensen_bounds_derivation", dict(m=2), dict(m=integer()), finite=False)
+reg("target_prior.derivations.binormal_auc_derivation", {}, {}, finite=False)
+reg("target_prior.derivations.binormal_posterior_residual", {}, {}, finite=False)
 
 # --- experiments -------------------------------------------------------------
 NS = lambda *o: array(out=tuple(o) + (("entry_0", [0, 100]), ("entry_2.5", [2.5, 100.0])))  # noqa: E731 -- sample sizes
@@ -1041,135 +1039,135 @@ REPS = integer()
 SEED = rng(none_ok=False)
 SCEN = option()
 EX = obj(skip=("None",))
-reg("experiments.binning.umb_risk_grid", dict(n_values=np.array([100, 200]), n_bins_values=np.array([2, 4]), n_reps=2, rng=0),
+reg("uniform_mass_binning.experiments.umb_risk_grid", dict(n_values=np.array([100, 200]), n_bins_values=np.array([2, 4]), n_reps=2, rng=0),
     dict(n_values=NS(), n_bins_values=NS(), n_reps=REPS, prior=PRIOR, mu=POS, rng=SEED))
-reg("experiments.binning.umb_binwise_risks", dict(edges_list=[EDGES], values_list=[VALUES]), dict(edges_list=obj(), values_list=obj(),
+reg("uniform_mass_binning.experiments.umb_binwise_risks", dict(edges_list=[EDGES], values_list=[VALUES]), dict(edges_list=obj(), values_list=obj(),
     prior=PRIOR, mu=POS))
-reg("experiments.binning.umb_figure_summary", dict(grid=_grid()), dict(grid=obj(), delta=DELTA, tail_mass=real(out=(0.0, 0.5, -1.0))),
+reg("uniform_mass_binning.experiments.umb_figure_summary", dict(grid=_grid()), dict(grid=obj(), delta=DELTA, tail_mass=real(out=(0.0, 0.5, -1.0))),
     finite_ignore=("cal_bound", "risk_bound", "sha_bound", "sha_bound_a3", "exponents", "cal_fits",
                    "coverage_where_theorem_applies"))  # NaN by design, each listed with its reason in result["undefined"]:
                    # no cell of the tiny grid has n >= c B log(2B/delta) or n/B >= 100 points per bin
-reg("experiments.binning.umb_a3_regime_start", dict(delta=0.1, smoothness=2.0, n_max=10**6),
+reg("uniform_mass_binning.experiments.umb_a3_regime_start", dict(delta=0.1, smoothness=2.0, n_max=10**6),
     dict(delta=DELTA, smoothness=POS, n_max=integer()))
-reg("experiments.binning.umb_bin_statistics", dict(z=Z, y=Y, n_bins=4), dict(z=PROBS_ARR, y=labels(), n_bins=integer(), prior=PRIOR, mu=POS))
-reg("experiments.binning.umb_balance_probability_bounds", dict(n=100, n_bins=4), dict(n=integer(), n_bins=integer(),
+reg("uniform_mass_binning.experiments.umb_bin_statistics", dict(z=Z, y=Y, n_bins=4), dict(z=PROBS_ARR, y=labels(), n_bins=integer(), prior=PRIOR, mu=POS))
+reg("uniform_mass_binning.experiments.umb_balance_probability_bounds", dict(n=100, n_bins=4), dict(n=integer(), n_bins=integer(),
     gamma=real(out=(1.0, 0.5))))
-reg("experiments.binning.umb_lemma_frequencies", dict(n_values=np.array([100, 200]), n_bins=4, n_reps=3, rng=0),
+reg("uniform_mass_binning.experiments.umb_lemma_frequencies", dict(n_values=np.array([100, 200]), n_bins=4, n_reps=3, rng=0),
     dict(n_values=NS(), n_bins=integer(), n_reps=REPS, delta=DELTA, gamma=real(out=(1.0, 0.5)), prior=PRIOR, mu=POS, rng=SEED))
 
-reg("experiments.binning_label_shift.scenario_partition", dict(scenario="three_class", n_cuts=2),
+reg("binning_label_shift.experiments.scenario_partition", dict(scenario="three_class", n_cuts=2),
     dict(scenario=SCEN, n_cuts=integer()), finite=False)  # edges run from -inf to +inf by design
-reg("experiments.binning_label_shift.theorem3_coverage", dict(scenario="two_class", n_values=np.array([100, 200]), deltas=np.array([0.1, 0.5]),
+reg("binning_label_shift.experiments.theorem3_coverage", dict(scenario="two_class", n_values=np.array([100, 200]), deltas=np.array([0.1, 0.5]),
                                                              n_reps=3, n_cuts=2, rng=0),
     dict(scenario=SCEN, n_values=NS(), deltas=array(out=(("entry_0", [0.0, 0.5]), ("entry_1.5", [1.5]))), n_reps=REPS, n_cuts=integer(),
          rng=SEED))
-reg("experiments.binning_label_shift.theorem4_check", dict(scenario="two_class", n_source=200, n_weights=200, n_reps=3, n_cuts=2, rng=0),
+reg("binning_label_shift.experiments.theorem4_check", dict(scenario="two_class", n_source=200, n_weights=200, n_reps=3, n_cuts=2, rng=0),
     dict(scenario=SCEN, n_source=integer(), n_weights=integer(), n_reps=REPS, n_cuts=integer(), rng=SEED))
-reg("experiments.binning_label_shift.target_guarantee_coverage",
+reg("binning_label_shift.experiments.target_guarantee_coverage",
     dict(scenario="two_class", sizes=np.array([[200, 20000]]), deltas=np.array([0.1, 0.5]), n_reps=3, n_cuts=2, rng=0),
     dict(scenario=SCEN, sizes=array(ndim=2), deltas=array(out=(("entry_0", [0.0, 0.5]), ("entry_1.5", [1.5]))), n_reps=REPS,
          n_cuts=integer(), rng=SEED))
-reg("experiments.binning_label_shift.podkopaev_figure2", dict(n_scatter=50, n_train=200, n_calibration=200, n_weights=200, n_test=200,
+reg("binning_label_shift.experiments.podkopaev_figure2", dict(n_scatter=50, n_train=200, n_calibration=200, n_weights=200, n_test=200,
                                                              n_bins=4, rng=0),
     dict(n_scatter=integer(), n_train=integer(), n_calibration=integer(), n_weights=integer(), n_test=integer(), n_bins=integer(),
          band=array(out=(("reversed", [0.6, 0.4]), ("entry_1.5", [0.4, 1.5]))), rng=SEED))
-CASES["experiments.binning_label_shift.podkopaev_figure2"].args["band"] = np.array([0.4, 0.6])
-reg("experiments.binning_label_shift.podkopaev_figure7", dict(n_splits=1, n_bins=4, rng=0),
+CASES["binning_label_shift.experiments.podkopaev_figure2"].args["band"] = np.array([0.4, 0.6])
+reg("binning_label_shift.experiments.podkopaev_figure7", dict(n_splits=1, n_bins=4, rng=0),
     dict(n_splits=integer(), n_bins=integer(), source_prior=array(out=(("not_sum_1", [0.5, 0.6]),)),
          target_prior=array(out=(("not_sum_1", [0.5, 0.6]),)), rng=SEED))
-CASES["experiments.binning_label_shift.podkopaev_figure7"].args.update(source_prior=np.array([0.75, 0.25]), target_prior=np.array([0.5, 0.5]))
+CASES["binning_label_shift.experiments.podkopaev_figure7"].args.update(source_prior=np.array([0.75, 0.25]), target_prior=np.array([0.5, 0.5]))
 
 _XTR = _g.normal(size=(30, 2))
-reg("experiments.conformal.lda_posteriors", dict(x_train=_XTR, y_train=Y3, x_eval=_XTR[:5], n_classes=3),
+reg("conformal_label_shift.experiments.lda_posteriors", dict(x_train=_XTR, y_train=Y3, x_eval=_XTR[:5], n_classes=3),
     dict(x_train=array(ndim=2, length=True), y_train=labels(), x_eval=array(ndim=2), n_classes=integer(minimum=2),
          shrinkage=real(out=(-0.1, 1.5))))
-reg("experiments.conformal.conformal_figure1", dict(n_sims=2, n_cal=50, n_weights=50, n_test=50, rng=0, chunk=2),
+reg("conformal_label_shift.experiments.conformal_figure1", dict(n_sims=2, n_cal=50, n_weights=50, n_test=50, rng=0, chunk=2),
     dict(n_sims=REPS, n_cal=integer(), n_weights=integer(), n_test=integer(), alpha=P01, rng=SEED, chunk=integer()))
-reg("experiments.conformal.conformal_figure1_digits", dict(n_splits=1, rng=0),
+reg("conformal_label_shift.experiments.conformal_figure1_digits", dict(n_splits=1, rng=0),
     dict(n_splits=integer(), source_prior=array(out=(("not_sum_1", [0.5, 0.5, 0.5]),)), target_prior=array(out=(("not_sum_1", [0.5, 0.5, 0.5]),)),
          source_size=integer(), target_size=integer(), split_source=array(out=(("entry_0", [0, 100]),)), n_weights_target=integer(),
          alpha=P01, shrinkage=real(out=(-0.1, 1.5)), rng=SEED))
-CASES["experiments.conformal.conformal_figure1_digits"].args.update(
+CASES["conformal_label_shift.experiments.conformal_figure1_digits"].args.update(
     source_prior=np.array([0.125, 0.375, 0.5]), target_prior=np.array([0.375, 0.5, 0.125]), split_source=np.array([300, 100]))
-reg("experiments.conformal.randomization_draw", dict(n_cal=50, n_test=50, rng=0), dict(n_cal=integer(), n_test=integer(), alpha=P01, rng=SEED))
-reg("experiments.conformal.randomization_study", dict(n_sims=2, n_cal=50, n_test=50, rng=0, chunk=2),
+reg("conformal_label_shift.experiments.randomization_draw", dict(n_cal=50, n_test=50, rng=0), dict(n_cal=integer(), n_test=integer(), alpha=P01, rng=SEED))
+reg("conformal_label_shift.experiments.randomization_study", dict(n_sims=2, n_cal=50, n_test=50, rng=0, chunk=2),
     dict(n_sims=REPS, n_cal=integer(), n_test=integer(), alpha=P01, rng=SEED, chunk=integer()))
-reg("experiments.conformal.thresholds_by_calibration_size", dict(n_values=np.array([50, 100]), n_sims=2, rng=0),
+reg("conformal_label_shift.experiments.thresholds_by_calibration_size", dict(n_values=np.array([50, 100]), n_sims=2, rng=0),
     dict(n_values=NS(), n_sims=REPS, alpha=P01, rng=SEED))
-reg("experiments.conformal.label_conditional_draw", dict(n_train=100, n_cal=60, n_test=50, rng=0),
+reg("conformal_label_shift.experiments.label_conditional_draw", dict(n_train=100, n_cal=60, n_test=50, rng=0),
     dict(n_train=integer(), n_cal=integer(), n_test=integer(), alpha=P01, rng=SEED))
-reg("experiments.conformal.label_conditional_study", dict(n_sims=2, n_train=100, n_test=50, settings=(("source", 60),), rng=0, chunk=2),
+reg("conformal_label_shift.experiments.label_conditional_study", dict(n_sims=2, n_train=100, n_test=50, settings=(("source", 60),), rng=0, chunk=2),
     dict(n_sims=REPS, n_train=integer(), n_test=integer(), alpha=P01, settings=obj(), rng=SEED, chunk=integer()))
-reg("experiments.conformal.coverage_guarantee_check", dict(n_sims=4, n_cal=24, n_test=20, n_cal_lc=60, rng=0, chunk=4),
+reg("conformal_label_shift.guarantee_checks.coverage_guarantee_check", dict(n_sims=4, n_cal=24, n_test=20, n_cal_lc=60, rng=0, chunk=4),
     dict(n_sims=REPS, n_cal=integer(), n_test=integer(), alpha=P01, n_cal_lc=integer(), rng=SEED, chunk=integer()))
-reg("experiments.conformal.bernoulli_quantile_jump", dict(n_values=np.array([10, 100]), offsets=np.array([-0.02, 0.0]), n_reps=20, rng=0),
+reg("conformal_label_shift.guarantee_checks.bernoulli_quantile_jump", dict(n_values=np.array([10, 100]), offsets=np.array([-0.02, 0.0]), n_reps=20, rng=0),
     dict(n_values=NS(), offsets=array(out=(("entry_2", [2.0]),)), alpha=P01, n_reps=REPS, rng=SEED))
 
-reg("experiments.decomposition.decomposition_convergence", dict(n_values=np.array([100, 200]), n_reps=2, rng=0),
+reg("calibration_sharpness.experiments.decomposition_convergence", dict(n_values=np.array([100, 200]), n_reps=2, rng=0),
     dict(n_values=NS(), n_reps=REPS, prior=PRIOR, mu=POS, rng=SEED))
-reg("experiments.decomposition.decomposition_across_priors", dict(priors=np.array([0.1, 0.5]), n=200, rng=0),
+reg("calibration_sharpness.experiments.decomposition_across_priors", dict(priors=np.array([0.1, 0.5]), n=200, rng=0),
     dict(priors=array(out=(("entry_0", [0.0, 0.5]), ("entry_1.5", [1.5]))), mu=POS, n=integer(), offset=real(), rng=SEED))
 
 LS = dict(n_source=200, n_target=100, n_reps=2, rng=0)
-reg("experiments.label_shift.label_shift_risks", dict(LS, n_bins_source=4, n_bins_target=3),
+reg("label_shift_recalibration.experiments.label_shift_risks", dict(LS, n_bins_source=4, n_bins_target=3),
     dict(n_source=integer(), n_target=integer(), source_prior=PRIOR, target_prior=PRIOR, n_reps=REPS, mu=POS, rng=SEED,
          n_bins_source=integer(skip=("None",)), n_bins_target=integer(skip=("None",))))
-reg("experiments.label_shift.sun_table1", dict(n_reps_values=np.array([2]), n_bins_source_values=np.array([4]), rng=0),
+reg("label_shift_recalibration.experiments.sun_table1", dict(n_reps_values=np.array([2]), n_bins_source_values=np.array([4]), rng=0),
     dict(n_reps_values=NS(), n_bins_source_values=array(length=True, out=(("entry_0", [0]), ("entry_2.5", [2.5]))), rng=SEED))
-reg("experiments.label_shift.label_shift_curves", dict(n_source=200, n_target=100, n_grid=11, rng=0),
+reg("label_shift_recalibration.experiments.label_shift_curves", dict(n_source=200, n_target=100, n_grid=11, rng=0),
     dict(n_source=integer(), n_target=integer(), source_prior=PRIOR, target_prior=PRIOR, mu=POS, n_grid=integer(minimum=2), rng=SEED))
-reg("experiments.label_shift.target_sample_complexity", dict(n_target_values=np.array([100, 200]), n_source=200, n_reps=2, rng=0, n_boot=10),
+reg("label_shift_recalibration.experiments.target_sample_complexity", dict(n_target_values=np.array([100, 200]), n_source=200, n_reps=2, rng=0, n_boot=10),
     dict(n_target_values=NS(), source_prior=PRIOR, target_prior=PRIOR, n_source=integer(), n_reps=REPS, mu=POS, rng=SEED,
          n_boot=integer(), level=P01))
-reg("experiments.label_shift.label_shift_grid", dict(target_priors=np.array([0.1, 0.3]), n_source_values=np.array([200]),
+reg("label_shift_recalibration.experiments.label_shift_grid", dict(target_priors=np.array([0.1, 0.3]), n_source_values=np.array([200]),
                                                     n_target_values=np.array([100]), n_reps=2, rng=0),
     dict(target_priors=array(out=(("entry_0", [0.0]), ("entry_1.5", [1.5]))), n_source_values=NS(), n_target_values=NS(), n_reps=REPS,
          source_prior=PRIOR, mu=POS, rng=SEED))
-reg("experiments.label_shift.theorem2_check", dict(n_source=500, n_target=500, n_reps=2, rng=0),
+reg("label_shift_recalibration.experiments.theorem2_check", dict(n_source=500, n_target=500, n_reps=2, rng=0),
     dict(n_source=integer(), n_target=integer(), source_prior=PRIOR, target_prior=PRIOR, delta=DELTA, n_reps=REPS, mu=POS, rng=SEED))
-reg("experiments.label_shift.ratio_event_frequency", dict(n_reps=20, rng=0),
+reg("label_shift_recalibration.experiments.ratio_event_frequency", dict(n_reps=20, rng=0),
     dict(beta=real(out=(1.0, 0.5)), delta=DELTA, source_prior=PRIOR, target_prior=PRIOR, n_reps=REPS, rng=SEED))
 
-reg("experiments.label_shift_weights.label_shift_scenario", dict(scenario="two_class"), dict(scenario=SCEN))
-reg("experiments.label_shift_weights.weight_estimation_rates", dict(scenario="two_class", n_values=np.array([200, 400]), n_reps=2,
+reg("label_shift_weights.experiments.label_shift_scenario", dict(scenario="two_class"), dict(scenario=SCEN))
+reg("label_shift_weights.experiments.weight_estimation_rates", dict(scenario="two_class", n_values=np.array([200, 400]), n_reps=2,
                                                                    n_eval=100, rng=0),
     dict(scenario=SCEN, n_values=NS(), n_reps=REPS, rlls_scale=POS, n_eval=integer(), rng=SEED))
-reg("experiments.label_shift_weights.miscalibration_study", dict(scenario="two_class", n_values=np.array([200, 400]), n_reps=2,
+reg("label_shift_weights.experiments.miscalibration_study", dict(scenario="two_class", n_values=np.array([200, 400]), n_reps=2,
                                                                 n_limit=1000, rng=0),
     dict(scenario=SCEN, n_values=NS(), n_reps=REPS, slope=POS, bias=array(skip=("None",)), n_limit=integer(), rng=SEED))
-reg("experiments.label_shift_weights.remark5_rates", dict(n_target_values=np.array([100, 200]), n_reps=2, n_bins=4, n_source=400, rng=0),
+reg("label_shift_weights.experiments.remark5_rates", dict(n_target_values=np.array([100, 200]), n_reps=2, n_bins=4, n_source=400, rng=0),
     dict(n_target_values=NS(), n_reps=REPS, source_prior=PRIOR, target_prior=PRIOR, mu=POS, n_bins=integer(),
          n_source=integer(skip=("None",)), rng=SEED))
 
 MC = dict(k=3, lam=0.25)
-reg("experiments.multiclass.book_multiclass_scenario", dict(k=3), dict(k=integer(minimum=2), seed=integer(minimum=0), temperature=POS))
-reg("experiments.multiclass.lp_error_grid", dict(k_values=np.array([3]), n_values=np.array([200, 400]), p_values=np.array([2.0]),
+reg("multiclass_lp.experiments.book_multiclass_scenario", dict(k=3), dict(k=integer(minimum=2), seed=integer(minimum=0), temperature=POS))
+reg("multiclass_lp.experiments.lp_error_grid", dict(k_values=np.array([3]), n_values=np.array([200, 400]), p_values=np.array([2.0]),
                                                  configs=("plain",), n_reps=1, lam=0.25, rng=0),
     dict(k_values=array(out=(("entry_1", [1]), ("entry_2.5", [2.5]))), n_values=NS(), p_values=array(out=(("entry_0.5", [0.5]),)),
          configs=obj(), n_reps=REPS, lam=LAM, rng=SEED),
     finite_ignore=("lemma8_ratio",))  # NaN without pools, by design
-reg("experiments.multiclass.lp_rate_summary", dict(grid=_mc_grid(), n_min=100), dict(grid=obj(), n_min=integer(), level=P01),
+reg("multiclass_lp.experiments.lp_rate_summary", dict(grid=_mc_grid(), n_min=100), dict(grid=obj(), n_min=integer(), level=P01),
     finite_ignore=("theorem", "slopes", "low", "high", "se"))
-reg("experiments.multiclass.level_sets_visited", dict(grid=_mc_grid()), dict(grid=obj()))
-reg("experiments.multiclass.exact_trajectory", dict(k=3, lam=0.25, threshold=0.01, p_values=np.array([2.0])),
+reg("multiclass_lp.experiments.level_sets_visited", dict(grid=_mc_grid()), dict(grid=obj()))
+reg("multiclass_lp.experiments.exact_trajectory", dict(k=3, lam=0.25, threshold=0.01, p_values=np.array([2.0])),
     dict(k=integer(minimum=2), lam=LAM, threshold=POS, p_values=array(out=(("entry_0.5", [0.5]),))))
-reg("experiments.multiclass.squared_error_vs_lam", dict(k=3, lam_values=np.array([0.5, 0.25]), n=200, n_reps=1, configs=("plain",), rng=0),
+reg("multiclass_lp.experiments.squared_error_vs_lam", dict(k=3, lam_values=np.array([0.5, 0.25]), n=200, n_reps=1, configs=("plain",), rng=0),
     dict(k=integer(minimum=2), lam_values=array(out=(("entry_0.3", [0.3]),)), n=integer(), n_reps=REPS, configs=obj(), rng=SEED))
-reg("experiments.multiclass.method_comparison", dict(k=3, n=300, n_reps=1, lam=0.25, n_bins=4, p_values=np.array([2.0]), rng=0),
+reg("multiclass_lp.experiments.method_comparison", dict(k=3, n=300, n_reps=1, lam=0.25, n_bins=4, p_values=np.array([2.0]), rng=0),
     dict(k=integer(minimum=2), n=integer(), n_reps=REPS, lam=LAM, n_bins=integer(), p_values=array(out=(("entry_0.5", [0.5]),)), rng=SEED))
-reg("experiments.multiclass.two_worlds_demo", dict(n_bins_values=np.array([100]), n_values=np.array([50, 100]), n_reps=2, rng=0),
+reg("multiclass_lp.guarantee_checks.two_worlds_demo", dict(n_bins_values=np.array([100]), n_values=np.array([50, 100]), n_reps=2, rng=0),
     dict(n_bins_values=NS(), n_values=NS(), bias=real(out=(-0.1, 1.5)), n_reps=REPS, rng=SEED))
-reg("experiments.multiclass.light_level_sets_check", dict(k=3, lam=0.25, threshold_values=np.array([0.01]), p_values=np.array([2.0])),
+reg("multiclass_lp.guarantee_checks.light_level_sets_check", dict(k=3, lam=0.25, threshold_values=np.array([0.01]), p_values=np.array([2.0])),
     dict(k=integer(minimum=2), lam=LAM, threshold_values=array(out=(("entry_0", [0.0]),)), p_values=array(out=(("entry_0.5", [0.5]),))))
-reg("experiments.multiclass.level_set_mass_check", dict(k=3, lam=0.25, threshold=0.05, n_reps=2, rng=0),
+reg("multiclass_lp.guarantee_checks.level_set_mass_check", dict(k=3, lam=0.25, threshold=0.05, n_reps=2, rng=0),
     dict(k=integer(minimum=2), lam=LAM, threshold=POS, delta=DELTA, n_reps=REPS, rng=SEED))
-reg("experiments.multiclass.guaranteed_version_demo", dict(k=3, lam=0.5, n=300, n_reps=1, p_values=np.array([2.0]), rng=0),
+reg("multiclass_lp.experiments.full_version_demo", dict(k=3, lam=0.5, n=300, n_reps=1, p_values=np.array([2.0]), rng=0),
     dict(k=integer(minimum=2), lam=LAM, temperature=POS, n=integer(), n_reps=REPS, p_values=array(out=(("entry_0.5", [0.5]),)), rng=SEED),
     finite_ignore=("lemma8_ratio",))  # NaN when no level set is heavy (no answers), as documented
-reg("experiments.multiclass.bernoulli_test_size", dict(eps_values=np.array([0.2]), error=0.25),
+reg("multiclass_lp.guarantee_checks.bernoulli_test_size", dict(eps_values=np.array([0.2]), error=0.25),
     dict(eps_values=array(out=(("entry_0", [0.0]), ("entry_0.7", [0.7]))), error=real(out=(0.0, 0.5, 0.7))))
 
-TP = "experiments.target_prior."
+TP = "target_prior.experiments."
 reg(TP + "Table1Row", dict(method="x", mean=0.1, auc=0.8, mean_sqrt=0.3), dict(method=REC, mean=REC, auc=REC, mean_sqrt=REC))
 reg(TP + "AucSums", dict(method="x", complete=0.8, printed=0.8, paper=0.8), dict(method=REC, complete=REC, printed=REC, paper=REC))
 reg(TP + "RocConvergence", dict(auc=0.8, prior=0.1, c=0.1, mean=0.1, implied_auc=0.8, spectral_radius=0.5, observed_rate=0.5),

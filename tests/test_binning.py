@@ -5,7 +5,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.binning import EqualWidthBinning, UniformMassBinning, uniform_mass_grid
+from companion.calibration_sharpness import EqualWidthBinning, UniformMassBinning
+from companion.uniform_mass_binning import uniform_mass_grid
 
 
 def direct_umb(z, y, n_bins):

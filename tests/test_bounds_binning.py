@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from companion.bounds import (
+from companion.uniform_mass_binning import (
     optimal_n_bins,
     theorem1_optimal_n_bins,
     umb_calibration_bound,

@@ -10,14 +10,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.bounds import (
-    bbse_error_bound,
+from companion.binning_label_shift import (
     bhc_tail_bound,
     label_shift_binning_bound,
     multiclass_binning_epsilon,
     weight_condition_number,
 )
-from companion.shift import bbse, posterior_correction, two_class_gaussian
+from companion.label_shift_weights import bbse_error_bound
+from companion.label_shift_weights import bbse, posterior_correction
+from companion.scenarios import two_class_gaussian
 
 
 @pytest.mark.parametrize("k", [2, 3, 5])
@@ -153,7 +154,7 @@ def test_theorem4_source_factor_kappa_is_attained_up_to_two():
 
 
 def test_target_binning_bound_matches_the_three_formulas_by_hand():
-    from companion.bounds import target_binning_bound
+    from companion.binning_label_shift import target_binning_bound
 
     conf, w = np.array([[0.45, 0.05], [0.05, 0.45]]), np.array([0.4, 1.6])
     counts, n_w, delta = np.array([3000, 4000, 3000]), 20_000, 0.1

@@ -12,19 +12,15 @@ import mpmath as mp
 import numpy as np
 import pytest
 
-from companion.bounds import (
-    bhc_tail_bound,
-    composite_risk_bound,
+from companion.binning_label_shift import bhc_tail_bound, multiclass_binning_epsilon
+from companion.label_shift_recalibration import composite_risk_bound, prior_correction_lipschitz
+from companion.multiclass_lp import (
     lemma8_sample_size,
     lemma13_iteration_bound,
     lemma14_bound,
-    multiclass_binning_epsilon,
-    prior_correction_lipschitz,
     theorem6_budget,
-    umb_calibration_bound,
-    umb_risk_bound,
-    umb_sharpness_bound,
 )
+from companion.uniform_mass_binning import umb_calibration_bound, umb_risk_bound, umb_sharpness_bound
 
 mp.mp.dps = 50
 

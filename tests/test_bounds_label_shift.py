@@ -6,7 +6,7 @@ Book: lem-ls-lipschitz, cor-ls-ratio, thm-ls-composite.
 import numpy as np
 import pytest
 
-from companion.bounds import (
+from companion.label_shift_recalibration import (
     composite_high_probability_bound,
     composite_risk_bound,
     prior_correction_lipschitz,
@@ -24,7 +24,7 @@ def test_lipschitz_constant_hand_values():
 
 
 def test_lipschitz_constant_is_the_largest_slope_of_g():
-    from companion.labelshift import prior_correction
+    from companion.label_shift_recalibration import prior_correction
 
     z = np.linspace(0.0, 1.0, 200_001)
     for p, q in [(0.5, 0.1), (0.2, 0.6), (0.7, 0.65)]:

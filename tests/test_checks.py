@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from companion import _checks as C
-from companion.metrics import calibration_risk, mse_decomposition, reliability_curve
+from companion.calibration_sharpness import calibration_risk, mse_decomposition, reliability_curve
 from companion.scenarios import GaussianMixture
 
 

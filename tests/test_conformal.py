@@ -1,4 +1,4 @@
-"""Tests of companion.conformal against independent computations (paper 001, section 2, App. B)."""
+"""Tests of companion.conformal_label_shift against independent computations (paper 001, section 2, App. B)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from companion.conformal import (
+from companion.conformal_label_shift import (
     conformal_rank,
     conformal_scores,
     coverage,

@@ -1,13 +1,13 @@
-"""Uniform-mass binning drivers (companion.experiments.binning) against direct fits, quadrature and exact laws."""
+"""Uniform-mass binning drivers (companion.uniform_mass_binning.experiments) against direct fits, quadrature and exact laws."""
 
 import numpy as np
 import pytest
 from scipy.integrate import quad
 from scipy.stats import beta as beta_law
 
-from companion.binning import UniformMassBinning
-from companion.bounds import LEMMA3_CONSTANT, umb_calibration_bound
-from companion.experiments import (
+from companion.calibration_sharpness import UniformMassBinning
+from companion.uniform_mass_binning import LEMMA3_CONSTANT, umb_calibration_bound
+from companion.uniform_mass_binning import (
     umb_a3_regime_start,
     umb_balance_probability_bounds,
     umb_bin_statistics,
@@ -203,7 +203,7 @@ def test_bad_input():
 
 def test_bad_grids_sizes_and_gamma_are_named():
     """Issue 13: a wrong grid, empty sizes, gamma <= 1, string/complex samples raise ValueErrors naming the argument."""
-    from companion.experiments.binning import (
+    from companion.uniform_mass_binning import (
         umb_balance_probability_bounds,
         umb_bin_statistics,
         umb_binwise_risks,
@@ -269,8 +269,8 @@ def test_summary_of_a_well_posed_grid_has_nothing_undefined():
 
 def test_sizes_are_bounded_before_allocation():
     # Regression (issue 20, item 18): 10**15 reached numpy's MemoryError instead of a named ValueError.
-    from companion.binning import equal_width_edges
-    from companion.bounds import theorem1_optimal_n_bins
+    from companion.calibration_sharpness import equal_width_edges
+    from companion.uniform_mass_binning import theorem1_optimal_n_bins
 
     for call, name in [
         (lambda: equal_width_edges(10**15), "n_bins"),

@@ -1,17 +1,17 @@
-"""Drivers of companion.experiments.binning_label_shift, at small scale."""
+"""Drivers of companion.binning_label_shift.experiments, at small scale."""
 
 import numpy as np
 import pytest
 
-from companion.experiments import (
+from companion.binning_label_shift import (
     podkopaev_figure2,
     podkopaev_figure7,
     scenario_partition,
     theorem3_coverage,
     theorem4_check,
 )
-from companion.multiclass_binning import LogRatioGridPartition
-from companion.shift import three_class_gaussian
+from companion.binning_label_shift import LogRatioGridPartition
+from companion.scenarios import three_class_gaussian
 
 
 def test_scenario_partition_cells_match_monte_carlo():
@@ -90,7 +90,7 @@ def test_figure_drivers_validate_their_own_arguments():
 
 
 def test_target_guarantee_coverage_holds_and_its_events_are_resolved():
-    from companion.experiments import target_guarantee_coverage
+    from companion.binning_label_shift import target_guarantee_coverage
 
     out = target_guarantee_coverage(sizes=((10_000, 20_000), (100_000, 100_000)), deltas=(0.1, 0.5), n_reps=4_000, rng=3)
     assert np.all(out["coverage"] >= out["promised"])
@@ -103,7 +103,7 @@ def test_target_guarantee_coverage_holds_and_its_events_are_resolved():
 
 def test_target_guarantee_coverage_detects_a_planted_error(monkeypatch):
     """With the radii cut by 50 the coverage drops below 1 - delta: the comparison can fail."""
-    import companion.experiments.binning_label_shift as mod
+    import companion.binning_label_shift.experiments as mod
 
     real = mod.target_binning_bound
     monkeypatch.setattr(mod, "target_binning_bound", lambda *a: real(*a) / 50)
@@ -115,9 +115,9 @@ def test_target_guarantee_radii_and_ratios_are_bracketed_independently():
     """The smallest radius lies between the radius of a bin holding the whole sample and that of a bin holding
     n/B points (the largest bin of every sample holds at least that many); at n = 1000 it exceeds 2, so the clipped
     correction (l1 error at most 2) cannot break the bound there."""
-    from companion.bounds import target_binning_bound
-    from companion.experiments import target_guarantee_coverage
-    from companion.shift import two_class_gaussian
+    from companion.binning_label_shift import target_binning_bound
+    from companion.binning_label_shift import target_guarantee_coverage
+    from companion.scenarios import two_class_gaussian
 
     sc = two_class_gaussian()
     out = target_guarantee_coverage(sizes=((1_000, 5_000), (10_000, 20_000)), deltas=(0.05, 0.5), n_reps=2_000, rng=4)

@@ -1,4 +1,4 @@
-"""Small-scale runs of the conformal drivers (companion.experiments.conformal) and their paper-level claims."""
+"""Small-scale runs of the conformal drivers (companion.conformal_label_shift.experiments) and their paper-level claims."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy.stats import binom
 
-from companion.experiments import (
+from companion.conformal_label_shift import (
     bernoulli_quantile_jump,
     conformal_figure1,
     conformal_figure1_digits,
@@ -20,7 +20,7 @@ from companion.experiments import (
     randomization_study,
     thresholds_by_calibration_size,
 )
-from companion.shift import three_class_gaussian
+from companion.scenarios import three_class_gaussian
 
 
 def test_lda_recovers_bayes_posterior_with_much_data():

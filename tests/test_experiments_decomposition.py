@@ -1,9 +1,9 @@
-"""Drivers of companion.experiments.decomposition: convergence of the binned terms, and the terms across priors."""
+"""Drivers of companion.calibration_sharpness.experiments: convergence of the binned terms, and the terms across priors."""
 
 import numpy as np
 import pytest
 
-from companion.experiments import decomposition_across_priors, decomposition_convergence
+from companion.calibration_sharpness import decomposition_across_priors, decomposition_convergence
 from companion.scenarios import GaussianMixture
 
 

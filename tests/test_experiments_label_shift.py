@@ -1,4 +1,4 @@
-"""companion.experiments.label_shift: Table 1 against the paper, structural identities, the bound checks.
+"""companion.label_shift_recalibration.experiments: Table 1 against the paper, structural identities, the bound checks.
 
 Book: chap-label-shift-recalibration (Table 1, fig-ls-figure4, fig-ls-remark4, fig-ls-grid).
 """
@@ -9,7 +9,7 @@ from scipy import integrate
 from scipy.special import expit, logit
 from scipy.stats import norm
 
-from companion.experiments import (
+from companion.label_shift_recalibration import (
     LABEL_SHIFT_METHODS,
     LABEL_SHIFT_TERMS,
     SUN_TABLE1_PAPER,
@@ -21,7 +21,7 @@ from companion.experiments import (
     target_sample_complexity,
     theorem2_check,
 )
-from companion.labelshift import prior_correction
+from companion.label_shift_recalibration import prior_correction
 from companion.scenarios import GaussianMixture
 
 SRC, TGT, LS, COMP = (LABEL_SHIFT_METHODS.index(m) for m in ("source", "target", "label_shift", "composite"))

@@ -1,12 +1,13 @@
-"""Drivers of companion.experiments.label_shift_weights, at small scale, against independent computations."""
+"""Drivers of companion.label_shift_weights.experiments, at small scale, against independent computations."""
 
 import numpy as np
 import pytest
 from scipy.stats import binom
 
-from companion.experiments import miscalibration_study, remark5_rates, weight_estimation_rates
+from companion.label_shift_weights import miscalibration_study, remark5_rates, weight_estimation_rates
 from companion.scenarios import GaussianMixture
-from companion.shift import _em, mlls
+from companion.label_shift_weights import mlls
+from companion.label_shift_weights.estimators import _em
 
 
 def test_grouped_em_equals_em_on_the_expanded_sample():
@@ -45,8 +46,9 @@ def test_weight_rates_decrease_like_root_n(scenario):
 
 
 def test_rates_bbse_matches_public_bbse():
-    # Same seeds: the driver's batched BBSE on the first repetition equals companion.shift.bbse on the same draws.
-    from companion.shift import bbse, two_class_gaussian
+    # Same seeds: the driver's batched BBSE on the first repetition equals companion.label_shift_weights.bbse on the same draws.
+    from companion.label_shift_weights import bbse
+    from companion.scenarios import two_class_gaussian
 
     sc = two_class_gaussian()
     rng = np.random.default_rng(3)
@@ -125,7 +127,7 @@ def test_driver_arguments_are_checked():
 
 
 def test_exponent_intervals_cover_the_true_exponent_with_the_delta_method_width():
-    from companion.experiments.label_shift_weights import _exponent_intervals
+    from companion.label_shift_weights.experiments import _exponent_intervals
 
     n = np.array([500.0, 1_000.0, 3_000.0, 10_000.0])
     reps, trials = 100, 200

@@ -1,13 +1,13 @@
-"""Drivers of the l_p calibration chapter (companion.experiments.multiclass), at small sizes."""
+"""Drivers of the l_p calibration chapter (companion.multiclass_lp.experiments), at small sizes."""
 
 import numpy as np
 import pytest
 
-from companion.bounds import lemma14_bound
-from companion.experiments import (
+from companion.multiclass_lp import lemma14_bound
+from companion.multiclass_lp import (
     MULTICLASS_CONFIGS,
     bernoulli_test_size,
-    guaranteed_version_demo,
+    full_version_demo,
     book_multiclass_scenario,
     exact_trajectory,
     level_sets_visited,
@@ -19,7 +19,7 @@ from companion.experiments import (
     squared_error_vs_lam,
     two_worlds_demo,
 )
-from companion.multiclass import grid_size, level_set_count
+from companion.multiclass_lp import grid_size, level_set_count
 
 
 @pytest.fixture(scope="module")
@@ -193,7 +193,7 @@ def test_rate_intervals_against_scipy_linregress(small_grid):
 
 
 def test_guaranteed_version_acts_on_a_strongly_miscalibrated_forecaster():
-    r = guaranteed_version_demo(k=3, lam=0.5, temperature=0.2, n=100_000, n_reps=2, rng=3)
+    r = full_version_demo(k=3, lam=0.5, temperature=0.2, n=100_000, n_reps=2, rng=3)
     assert np.all(r["steps"] > 0) and np.all(r["n_high"] > 0)
     assert np.all(r["lp"][:, 0] < 0.8 * r["lp_discretised"][0])  # err_2 falls
     assert np.all(r["sq"] < r["sq_discretised"]) and np.all(r["lemma8_ratio"] <= 1.0)

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from companion import prior
-from companion.experiments import (
+from companion import target_prior
+from companion.target_prior import (
     QMM_METHODS,
     TASCHE_TABLE1_PAPER,
     auc_sensitivity,
@@ -81,7 +81,7 @@ def test_eq13_as_printed_misses_exactly_the_lowest_tie_term():
 
 def test_eq13_as_printed_gives_zero_for_a_constant_score():
     assert eq13_as_printed([0.3, 0.3, 0.3], [0.2, 0.5, 0.3]) == 0.0
-    assert prior.implied_auc([0.3, 0.3, 0.3], [0.2, 0.5, 0.3]) == pytest.approx(0.5, abs=1e-15)
+    assert target_prior.implied_auc([0.3, 0.3, 0.3], [0.2, 0.5, 0.3]) == pytest.approx(0.5, abs=1e-15)
 
 
 def test_table1_roc_qmm_row_decides_which_sum_the_paper_used():
@@ -124,7 +124,7 @@ def test_literal_iteration_study():
     f = EX.target_masses
     for q, lit, raw in zip(out["priors"], out["literal"], out["literal-raw"]):
         assert lit.converged and lit.distance < 1e-10
-        post = prior.roc_qmm(f, q, out["auc"]).posteriors
+        post = target_prior.roc_qmm(f, q, out["auc"]).posteriors
         assert lit.class0_total == pytest.approx((1 - f @ post) / (1 - q), abs=1e-10)  # prop-tp-literal-iteration
         if q < 0.015:
             assert raw.converged and raw.distance > 1e-3  # converges, but to another fixed point
@@ -136,7 +136,7 @@ def test_literal_iteration_study():
 
 
 def test_auc_sensitivity_at_source_auc_reproduces_table1_and_falls_with_auc():
-    source_auc = prior.implied_auc(EX.source_posteriors, EX.source_masses)
+    source_auc = target_prior.implied_auc(EX.source_posteriors, EX.source_masses)
     out = auc_sensitivity(aucs=[0.7, source_auc, 0.9])
     assert out["methods"] == QMM_METHODS
     table = {r.method: r.mean_sqrt for r in ROWS}
@@ -161,8 +161,8 @@ def test_remark1_recovers_source_prior_when_target_equals_source():
     out = remark1_quantification(true_priors=(EX.source_prior,))
     for link in ("logistic", "normal"):
         assert out["estimates"][link][0] == pytest.approx(EX.source_prior, abs=1e-10)
-    auc = prior.implied_auc(EX.source_posteriors, EX.source_masses)
-    fit = prior.cspd_quantify(EX.source_posteriors, EX.target_masses, auc)
+    auc = target_prior.implied_auc(EX.source_posteriors, EX.source_masses)
+    fit = target_prior.cspd_quantify(EX.source_posteriors, EX.target_masses, auc)
     assert out["vasicek_target"]["logistic"] == pytest.approx(fit.params["prior_estimate"], abs=1e-14)
 
 

@@ -1,4 +1,4 @@
-"""companion.labelshift: the correction g, the composite estimator and the Table 1 baselines."""
+"""companion.label_shift_recalibration: the correction g, the composite estimator and the Table 1 baselines."""
 
 import numpy as np
 import pytest
@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import expit, logit
 
-from companion.binning import UniformMassBinning
-from companion.labelshift import (
+from companion.calibration_sharpness import UniformMassBinning
+from companion.label_shift_recalibration import (
     CompositeRecalibrator,
     cube_root_bins,
     fit_label_shift_estimators,
@@ -130,7 +130,7 @@ def test_bad_inputs():
 
 def test_bin_counts_are_validated_under_their_own_names():
     """Issue 13: CompositeRecalibrator checks n_bins at construction; the driver names n_bins_source/n_bins_target."""
-    from companion.labelshift import CompositeRecalibrator, fit_label_shift_estimators
+    from companion.label_shift_recalibration import CompositeRecalibrator, fit_label_shift_estimators
 
     z = np.linspace(0.05, 0.95, 30)
     y = (np.arange(30) % 2).astype(int)

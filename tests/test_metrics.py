@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from companion.metrics import (
+from companion.calibration_sharpness import (
     calibration_risk,
     conditional_mean,
     mse_decomposition,

@@ -1,4 +1,4 @@
-"""Level sets, projection, l_p calibration error and the calibration algorithm of paper 002 (companion.multiclass)."""
+"""Level sets, projection, l_p calibration error and the calibration algorithm of paper 002 (companion.multiclass_lp)."""
 
 import itertools
 import math
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from companion.bounds import lemma13_iteration_bound, lemma14_bound, squared_error_excess_bound
-from companion.multiclass import (
+from companion.multiclass_lp import lemma13_iteration_bound, lemma14_bound, squared_error_excess_bound
+from companion.multiclass_lp import (
     ClasswiseBinning,
     LpCalibrator,
     MulticlassScenario,
@@ -88,7 +88,7 @@ def test_p_sequences_are_checked_entry_by_entry():
 
 
 def test_atol_and_max_count_are_validated():
-    from companion.multiclass import as_probability_rows
+    from companion.multiclass_lp import as_probability_rows
 
     rows = np.array([[0.5, 0.5]])
     assert as_probability_rows(rows, atol=0) is not None
@@ -646,7 +646,7 @@ def test_baselines_output_distributions_and_temperature_is_recovered():
 
 
 def test_threshold_inverts_the_termination_bound():
-    from companion.bounds import lp_threshold
+    from companion.multiclass_lp import lp_threshold
 
     for p in (1.25, 2.0, 3.0, 10.0, np.inf):
         for eps in (0.05, 0.2, 0.9):
@@ -679,7 +679,7 @@ def test_lemma14_hand_values():
 
 
 def test_lemma8_size_and_accuracy_are_inverse():
-    from companion.bounds import lemma8_accuracy, lemma8_sample_size
+    from companion.multiclass_lp import lemma8_accuracy, lemma8_sample_size
 
     for psi in (0.01, 0.1, 0.5):
         n = lemma8_sample_size(psi, 6, 40, 0.05)
@@ -698,7 +698,7 @@ def test_lemma8_laplace_tail_by_simulation():
 
 
 def test_lemma7_sample_size_by_simulation():
-    from companion.bounds import lemma7_sample_size
+    from companion.multiclass_lp import lemma7_sample_size
 
     rng = np.random.default_rng(13)
     omega_m, n_sets, delta = 0.1, 200, 0.2
@@ -711,7 +711,12 @@ def test_lemma7_sample_size_by_simulation():
 
 
 def test_theorem6_budget_is_consistent_and_monotone():
-    from companion.bounds import lemma8_sample_size, theorem6_budget, theorem6_iterations, theorem6_sample_size
+    from companion.multiclass_lp import (
+        lemma8_sample_size,
+        theorem6_budget,
+        theorem6_iterations,
+        theorem6_sample_size,
+    )
 
     b = theorem6_budget(5, 3.0, 0.2, 0.1, 0.1)
     j = b["J"]
@@ -729,7 +734,7 @@ def test_theorem6_budget_is_consistent_and_monotone():
 
 
 def test_lemma13_and_excess_hand_values():
-    from companion.bounds import discretisation_bound
+    from companion.multiclass_lp import discretisation_bound
 
     assert lemma13_iteration_bound(0.1, 0.5, 0.25) == pytest.approx((5 + 2.5 * math.log(4) / math.log(1.5)) / 0.01)
     assert squared_error_excess_bound(0.1, 0.5) == pytest.approx(0.4 * (1 + math.log(4) / math.log(1.5)))
@@ -767,7 +772,7 @@ def test_every_k_is_keyed_and_fitted(k, lam):
 
 
 def test_keying_work_beyond_the_cap_is_refused_up_front():
-    from companion.multiclass import MAX_EXACT_KEY_WORK
+    from companion.multiclass_lp import MAX_EXACT_KEY_WORK
 
     rng = np.random.default_rng(6)
     k = 20_000  # C(10 + k, k) > 2^62: exact keys; 3000 rows x k terms exceed the cap
@@ -815,7 +820,7 @@ def test_float32_softmax_rows_are_accepted_and_a_wrong_sum_is_not():
 
 def test_lemma7_bucket_size_by_simulation_on_many_light_level_sets():
     """The bucket size of lem-multiclass-lp-bins keeps E_1 with many light level sets (no union over |V|)."""
-    from companion.bounds import lemma7_sample_size, lemma7_sizes
+    from companion.multiclass_lp import lemma7_sample_size, lemma7_sizes
 
     omega, delta = 0.1, 0.2
     sizes = lemma7_sizes(omega, 10**12, delta)
@@ -838,7 +843,7 @@ def test_lemma7_bucket_size_by_simulation_on_many_light_level_sets():
 
 
 def test_counts_refuse_rows_off_the_simplex():
-    from companion.multiclass import _counts
+    from companion.multiclass_lp.level_sets import _counts
 
     with pytest.raises(ValueError, match="not on the simplex"):
         _counts(np.array([[0.6, 0.6]]), 10)  # counts 12 > m

@@ -1,12 +1,12 @@
-"""companion.multiclass_binning: partitions, canonical binning and its label-shift correction (paper 001 s3)."""
+"""companion.binning_label_shift: partitions, canonical binning and its label-shift correction (paper 001 s3)."""
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.binning import UniformMassBinning, bin_indices
-from companion.multiclass_binning import (
+from companion.calibration_sharpness import UniformMassBinning, bin_indices
+from companion.binning_label_shift import (
     CanonicalBinning,
     CoordinatePartition,
     LabelShiftCanonicalBinning,
@@ -14,7 +14,8 @@ from companion.multiclass_binning import (
     bin_class_counts,
     uniform_mass_partition,
 )
-from companion.shift import posterior_correction, three_class_gaussian, two_class_gaussian
+from companion.label_shift_weights import posterior_correction
+from companion.scenarios import three_class_gaussian, two_class_gaussian
 
 
 def test_coordinate_partition_matches_binning_bin_indices():

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.binning import bin_indices
+from companion.calibration_sharpness import bin_indices
 from companion.scenarios import GaussianMixture
 
 # a reference that silently misses its accuracy would be no reference
@@ -155,7 +155,7 @@ def test_many_bins_against_scipy_quad():
     from scipy.integrate import quad
     from scipy.stats import norm
 
-    from companion.binning import UniformMassBinning
+    from companion.calibration_sharpness import UniformMassBinning
 
     g = GaussianMixture(0.3, 2.0)
     m = UniformMassBinning(200).fit(*g.sample(4000, 3))

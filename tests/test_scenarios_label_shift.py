@@ -90,7 +90,7 @@ def test_forecast_density_is_derivative_of_cdf():
 
 def test_composite_target_risk_matches_quadrature():
     # The composite is piecewise constant on the source bins; integrate (value_b - h*_Q)^2 bin by bin in x.
-    from companion.labelshift import CompositeRecalibrator
+    from companion.label_shift_recalibration import CompositeRecalibrator
 
     rng = np.random.default_rng(8)
     z_s, y_s = GaussianMixture(0.5).sample(1000, rng)

@@ -1,4 +1,4 @@
-"""companion.shift: Bayes correction, BBSE, MLLS (with calibration), RLLS and the Gaussian scenarios.
+"""companion.label_shift_weights: Bayes correction, BBSE, MLLS (with calibration), RLLS and the Gaussian scenarios.
 
 Every check compares with an independent computation: a hand-built
 confusion matrix and ``np.linalg.solve``, a brute-force maximisation of the
@@ -14,9 +14,8 @@ from scipy.optimize import minimize
 from scipy.special import log_softmax
 from scipy.stats import multivariate_normal
 
-from companion.shift import (
-    ConvergenceError,
-    GaussianLabelShift,
+from companion._checks import ConvergenceError
+from companion.label_shift_weights import (
     bbse,
     encode_labels,
     fit_scaling,
@@ -25,9 +24,8 @@ from companion.shift import (
     posterior_correction,
     rlls,
     scale_probabilities,
-    three_class_gaussian,
-    two_class_gaussian,
 )
+from companion.scenarios import GaussianLabelShift, three_class_gaussian, two_class_gaussian
 
 SCENARIOS = {"two_class": two_class_gaussian(), "three_class": three_class_gaussian()}
 
@@ -627,7 +625,7 @@ def test_regularization_accepts_numpy_and_zero_d_scalars():
 
 
 def test_simplex_tolerance_and_priors_are_validated():
-    from companion.shift import as_simplex_rows
+    from companion.label_shift_weights import as_simplex_rows
 
     rows = np.array([[0.5, 0.5], [0.25, 0.75]])
     for bad in (np.nan, -1.0, "1e-9", None, True, np.inf):

@@ -1,8 +1,8 @@
-"""Sympy derivations for uniform-mass binning (companion.symbolic.binning): eq-umb-binwise, eqs. (10)-(12), Remark 9."""
+"""Sympy derivations for uniform-mass binning (companion.uniform_mass_binning.derivations): eq-umb-binwise, eqs. (10)-(12), Remark 9."""
 
 import sympy as sp
 
-from companion.symbolic import binwise_pooling_identity, umb_zeta_optimum, uniform_bins_sharpness
+from companion.uniform_mass_binning import binwise_pooling_identity, umb_zeta_optimum, uniform_bins_sharpness
 
 
 def test_binwise_identity_for_every_tie_pattern():

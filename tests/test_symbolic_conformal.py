@@ -1,10 +1,10 @@
-"""The sympy derivations of companion.symbolic.conformal simplify to exactly zero."""
+"""The sympy derivations of companion.conformal_label_shift.derivations simplify to exactly zero."""
 
 from __future__ import annotations
 
 import sympy as sp
 
-from companion.symbolic import (
+from companion.conformal_label_shift import (
     bernoulli_normal_limits,
     label_shift_factorization_residual,
     permutation_weight_residuals,

@@ -1,9 +1,9 @@
-"""companion.symbolic.decomposition: eq. (2) and Proposition 1 on finite laws, the posterior log-odds, the prior-free MSE."""
+"""companion.calibration_sharpness.derivations: eq. (2) and Proposition 1 on finite laws, the posterior log-odds, the prior-free MSE."""
 
 import pytest
 import sympy as sp
 
-from companion.symbolic import (
+from companion.calibration_sharpness import (
     finite_joint_distribution,
     mirror_symmetry_mse,
     mse_decomposition_residual,
@@ -46,7 +46,7 @@ def test_masses_sum_to_one_and_bad_groups():
 
 
 def test_gaussian_posterior_log_odds():
-    from companion.symbolic import gaussian_posterior_log_odds
+    from companion.calibration_sharpness import gaussian_posterior_log_odds
 
     log_odds, residual = gaussian_posterior_log_odds()
     assert residual == 0
@@ -94,7 +94,11 @@ def test_builders_reject_bad_sizes_and_objects():
     """Issue 13: counts through check_int with a bound, sequences of the right kind, errors naming the argument."""
     import numpy as np
 
-    from companion.symbolic.decomposition import finite_joint_distribution, proposition1_residual, set_partitions
+    from companion.calibration_sharpness import (
+        finite_joint_distribution,
+        proposition1_residual,
+        set_partitions,
+    )
 
     for bad in (2.5, True, "3", None, np.uint64(2**64 - 1), 10**400, 41):
         with pytest.raises(ValueError, match="m "):

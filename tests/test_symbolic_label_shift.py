@@ -1,8 +1,12 @@
-"""companion.symbolic.label_shift: eq. (15), Lemma 10, Steps 2 and 4 of Theorem 2, Corollary 9 (book: chap-label-shift-recalibration)."""
+"""companion.label_shift_recalibration.derivations: eq. (15), Lemma 10, Steps 2 and 4 of Theorem 2, Corollary 9 (book: chap-label-shift-recalibration)."""
 
 import sympy as sp
 
-from companion.symbolic import label_shift_composition_residuals, lemma10_derivatives, theorem2_step2_residuals
+from companion.label_shift_recalibration import (
+    label_shift_composition_residuals,
+    lemma10_derivatives,
+    theorem2_step2_residuals,
+)
 
 
 def test_eq15_composition_is_the_target_posterior():

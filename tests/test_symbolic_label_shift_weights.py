@@ -2,16 +2,18 @@
 
 import sympy as sp
 
-from companion.symbolic import (
+from companion.binning_label_shift import (
+    proposition1_residuals,
+    theorem3_epsilon_residual,
+    theorem4_algebra,
+    theorem4_zero_weight_example,
+)
+from companion.label_shift_weights import (
     bayes_correction_residuals,
     bbse_perturbation_residuals,
     em_stationarity,
     moment_identity_residuals,
-    proposition1_residuals,
     remark5_chain,
-    theorem3_epsilon_residual,
-    theorem4_algebra,
-    theorem4_zero_weight_example,
 )
 
 

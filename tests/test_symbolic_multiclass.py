@@ -1,4 +1,4 @@
-"""Sympy derivations of the l_p calibration chapter (companion.symbolic.multiclass)."""
+"""Sympy derivations of the l_p calibration chapter (companion.multiclass_lp.derivations)."""
 
 import math
 
@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from companion.multiclass import level_set_count
-from companion.symbolic import (
+from companion.multiclass_lp import level_set_count
+from companion.multiclass_lp import (
     group_squared_error_identity,
     lemma8_constants,
     lemma11_constants,
@@ -98,7 +98,7 @@ def test_builders_validate_sizes_and_indices():
 
 
 def test_lemma7_bucket_constants():
-    from companion.symbolic import lemma7_bucket_constants
+    from companion.multiclass_lp import lemma7_bucket_constants
 
     c = lemma7_bucket_constants()
     w = sp.Symbol("omega", positive=True)
@@ -112,7 +112,7 @@ def test_lemma7_bucket_constants():
 
 
 def test_grid_gain_factor():
-    from companion.symbolic import grid_gain_factor
+    from companion.multiclass_lp import grid_gain_factor
 
     g = grid_gain_factor()
     m, j = sp.symbols("m j", positive=True)
@@ -129,8 +129,8 @@ def test_grid_gain_factor():
 
 def test_recalibration_lower_bound_constants():
     """The reduction's constants, checked against exact binomial numbers that do not use them."""
-    from companion.experiments import bernoulli_test_size
-    from companion.symbolic import recalibration_lower_bound_constants
+    from companion.multiclass_lp import bernoulli_test_size
+    from companion.multiclass_lp import recalibration_lower_bound_constants
 
     c = recalibration_lower_bound_constants()
     eps, d = sp.symbols("varepsilon d", positive=True)

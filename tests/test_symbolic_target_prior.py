@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from companion.symbolic import (
+from companion.target_prior import (
     binormal_auc_derivation,
     binormal_posterior_residual,
     implied_auc_residual,

@@ -1,0 +1,135 @@
+"""Bin assignment and the histogram-binning recalibrators (equal-width and uniform-mass).
+
+Bins follow paper 000, Definition 6 (book ``def-umb``, eq. ``eq-umb-bins``): the first bin is
+closed, ``[u_0, u_1]``, every later bin is half-open on the left,
+``(u_{b-1}, u_b]``.  The calibration chapter uses both recalibrators as example maps; the
+uniform-mass binning chapter studies the uniform-mass one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._checks import as_edges, as_labels, as_probabilities, check_int, check_same_length
+
+__all__ = ["bin_indices", "equal_width_edges", "UniformMassBinning", "EqualWidthBinning"]
+
+
+def bin_indices(z, edges) -> np.ndarray:
+    """Index of the bin of each forecast: 0 for ``[u_0, u_1]``, b for ``(u_b, u_{b+1}]``."""
+    z = as_probabilities(z, "z")
+    edges = as_edges(edges)
+    return np.searchsorted(edges[1:-1], z, side="left")
+
+
+#: Largest ``n_bins`` of :func:`equal_width_edges`, which has no sample to bound it (the edges take 8 bytes each).
+_MAX_EDGES = 10**8
+
+
+def equal_width_edges(n_bins: int) -> np.ndarray:
+    """Edges ``0, 1/B, ..., 1`` of ``n_bins`` equal-width bins on [0, 1] (``n_bins`` at most ``10**8``)."""
+    n_bins = check_int(n_bins, "n_bins", minimum=1, maximum=_MAX_EDGES)
+    return np.linspace(0.0, 1.0, n_bins + 1)
+
+
+# ---------------------------------------------------------------------------
+# Uniform-mass binning (paper 000, Definition 6 and eq. (9))
+# ---------------------------------------------------------------------------
+
+
+def _sorted_sample(z, y) -> tuple[np.ndarray, np.ndarray]:
+    """Validate a labelled sample; return all scores sorted and the class-1 scores sorted.
+
+    Two ``np.sort`` calls replace an ``argsort`` that would carry the labels
+    along (several times slower for large samples).
+    """
+    z = as_probabilities(z, "z")
+    y = as_labels(y, "y")
+    check_same_length(z=z, y=y)
+    return np.sort(z), np.sort(z[y == 1])
+
+
+def _uniform_mass_edges(z_sorted: np.ndarray, n_bins: int) -> np.ndarray:
+    """Edges of Definition 6 from sorted scores: ``u_0 = 0``, ``u_b = z_(floor(n b / B))``, ``u_B = 1``."""
+    n = z_sorted.size
+    ranks = (n * np.arange(1, n_bins, dtype=np.int64)) // n_bins
+    return np.concatenate(([0.0], z_sorted[ranks - 1], [1.0]))
+
+
+def _bin_statistics(z_sorted: np.ndarray, ones_sorted: np.ndarray, edges: np.ndarray):
+    """Bin counts and bin means of eq. (9) for the convention ``[u_0, u_1], (u_1, u_2], ...``.
+
+    Counts of all and of class-1 scores ``<= u_b`` come from ``searchsorted``
+    on the sorted arrays.  Raises ``ValueError`` for an empty bin: eq. (9)
+    has no value there.
+    """
+    below = np.searchsorted(z_sorted, edges[1:-1], side="right")
+    ones_below = np.searchsorted(ones_sorted, edges[1:-1], side="right")
+    counts = np.diff(np.concatenate(([0], below, [z_sorted.size])))
+    ones = np.diff(np.concatenate(([0], ones_below, [ones_sorted.size])))
+    if np.any(counts == 0):
+        empty = int(np.flatnonzero(counts == 0)[0])
+        raise ValueError(
+            f"bin {empty} (edges {edges[empty]:.6g}, {edges[empty + 1]:.6g}) contains no sample point, "
+            "so its mean (eq. (9)) is undefined; use fewer bins or data without tied scores"
+        )
+    return counts, ones / counts
+
+
+def _check_enough_samples(n: int, n_bins: int) -> None:
+    if n < 2 * n_bins:
+        raise ValueError(f"z must hold at least 2 * n_bins = {2 * n_bins} samples, got {n}")
+
+
+class _HistogramBinning:
+    """Shared fit/predict of histogram-binning recalibrators (eq. (9)).
+
+    Subclasses only choose the edges, through ``_edges(z_sorted)`` which
+    receives the sorted forecasts.
+    """
+
+    def __init__(self, n_bins: int):
+        self.n_bins = check_int(n_bins, "n_bins", minimum=1)
+
+    def _edges(self, z_sorted: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def fit(self, z, y):
+        """Fit the bins and their mean labels on forecasts ``z`` and labels ``y``; return self.
+
+        Sets ``edges_`` (``n_bins + 1`` values from 0 to 1), ``values_`` (bin
+        means, eq. (9)) and ``counts_`` (sample points per bin).  Raises
+        ``ValueError`` for fewer than ``2 * n_bins`` samples or an empty bin.
+        """
+        z_sorted, ones_sorted = _sorted_sample(z, y)
+        _check_enough_samples(z_sorted.size, self.n_bins)
+        edges = self._edges(z_sorted)
+        self.counts_, self.values_ = _bin_statistics(z_sorted, ones_sorted, edges)
+        self.edges_ = edges
+        return self
+
+    def predict(self, z) -> np.ndarray:
+        """Recalibrated forecasts ``h(z)``: the mean label of the bin containing each ``z``."""
+        if not hasattr(self, "values_"):
+            raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit(z, y) first")
+        return self.values_[bin_indices(z, self.edges_)]
+
+
+class UniformMassBinning(_HistogramBinning):
+    r"""Uniform-mass binning recalibrator (paper 000 Definition 6 and eq. (9); book ``def-umb``, ``alg-umb``).
+
+    Interior edges are the order statistics ``u_b = z_(floor(n b / B))`` of
+    the fitting forecasts, so every bin holds about ``n / B`` points; the
+    recalibrated forecast is the mean label of the bin, the empirical bin
+    mean :math:`\hat\theta_I`.
+    """
+
+    def _edges(self, z_sorted):
+        return _uniform_mass_edges(z_sorted, self.n_bins)
+
+
+class EqualWidthBinning(_HistogramBinning):
+    """Equal-width histogram binning with edges ``0, 1/B, ..., 1`` (same interface)."""
+
+    def _edges(self, z_sorted):
+        return equal_width_edges(self.n_bins)

@@ -1,0 +1,433 @@
+"""Split, weighted (label shift) and label-conditional conformal thresholds, prediction sets and their coverage.
+
+Paper 001, section 2 and Appendix B (book ``def-conf-split``,
+``def-conf-weighted``, ``def-conf-label-conditional``, ``def-conf-oracle``,
+``thm-conf-split``, ``thm-conf-weighted``).  Conventions (labels, scores, the
+quantile and how a level is read) are those of :mod:`companion.conformal_label_shift.scores`.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import NamedTuple
+
+import numpy as np
+
+from .._checks import as_rng
+from .scores import (
+    _as_label_array,
+    _as_level,
+    _as_levels,
+    _as_probs,
+    _as_scores,
+    _ceil_rank,
+    _flag,
+    _mass_above,
+    _real,
+    _scalar,
+    _uniforms,
+    conformal_rank,
+)
+
+
+__all__ = [
+    "WEIGHT_RTOL_PER_CLASS",
+    "split_threshold",
+    "weighted_masses",
+    "weighted_thresholds",
+    "label_conditional_thresholds",
+    "prediction_sets",
+    "oracle_sets",
+    "Coverage",
+    "coverage",
+    "set_sizes",
+]
+
+
+#: Relative tolerance of the tie rule of :func:`weighted_thresholds`, in units
+#: of ``(k + 2)`` machine epsilons (``k`` classes): weights that differ from
+#: exact ones by rounding (a few units in the last place) decide ties exactly.
+WEIGHT_RTOL_PER_CLASS = 8
+
+
+def split_threshold(cal_scores, alpha) -> np.ndarray | float:
+    r"""Split-conformal threshold :math:`Q_{1-\alpha}(\{s_i\}_{i\le n}\cup\{1\})` (paper 001 eq. (7)).
+
+    Book: ``def-conf-split``, ``thm-conf-split``.  The
+    :math:`\lceil(1-\alpha)(n+1)\rceil`-th smallest score (exact rank, see
+    :func:`conformal_rank`), or 1 when the rank exceeds ``n``.
+
+    Parameters
+    ----------
+    cal_scores : array_like, shape (..., n)
+        Scores of the calibration points at their true labels
+        (:func:`true_label_scores`), in [0, 1].
+    alpha : float or fractions.Fraction
+        Miscoverage level in (0, 1).
+
+    Returns
+    -------
+    float, or numpy.ndarray of shape ``(...)`` for batched input.
+    """
+    s = _as_scores(cal_scores, "cal_scores")
+    n = s.shape[-1]
+    rank = conformal_rank(n, alpha)
+    if rank > n:
+        out = np.ones(s.shape[:-1])
+    else:
+        out = np.partition(s, rank - 1, axis=-1)[..., rank - 1]
+    return float(out) if out.ndim == 0 else out
+
+
+def _check_weights(weights, k: int | None, batch_shape: tuple) -> np.ndarray:
+    w = _real(weights, "weights")
+    if w.ndim < 1 or (k is not None and w.shape[-1] != k) or w.shape[-1] < 2:
+        raise ValueError(f"weights must hold one weight per class in its last axis, got shape {w.shape}")
+    if w.ndim > 1:
+        try:
+            np.broadcast_shapes(w.shape[:-1], batch_shape)
+        except ValueError:
+            raise ValueError(f"weights leading axes {w.shape[:-1]} do not match the batch axes {batch_shape} of cal_scores") from None
+    if not np.all(np.isfinite(w)):
+        raise ValueError("weights must be finite (found NaN or infinity)")
+    if np.any(w < 0):
+        raise ValueError("weights must be non-negative (importance weights q_y/p_y)")
+    if np.any(~np.any(w > 0, axis=-1)):
+        raise ValueError("weights must not be all zero")
+    if np.any((w > 0) & (w < np.finfo(float).tiny)):
+        raise ValueError("weights must be 0 or at least the smallest normal float (np.finfo(float).tiny, "
+                         "about 2.2e-308): subnormal weights lose the precision of their ratios; multiply "
+                         "them by a common factor")
+    return w
+
+
+def weighted_masses(y_cal, weights, y) -> np.ndarray:
+    r"""The masses :math:`\varpi_i(y)` of eq. (9): calibration point :math:`i\le n` and the test point :math:`n+1`.
+
+    :math:`\varpi_i(y) = w(Y_i)/(\sum_{j\le n}w(Y_j) + w(y))` for :math:`i\le n`
+    and :math:`\varpi_{n+1}(y) = w(y)/(\sum_{j\le n}w(Y_j)+w(y))` (book
+    ``def-conf-weighted``).  Shape ``(n + 1,)``; for exposition and tests.
+    """
+    codes = np.asarray(y_cal)
+    if codes.ndim != 1 or codes.size == 0:
+        raise ValueError(f"y_cal must be a non-empty 1-dimensional array of class positions, got shape {codes.shape}")
+    w = _check_weights(weights, None, ())
+    if w.ndim != 1:
+        raise ValueError("weights must be 1-dimensional here (one weight per class)")
+    codes = _as_label_array(codes, "y_cal", codes.shape, w.size)
+    y = _scalar(y)
+    if isinstance(y, bool) or not isinstance(y, numbers.Integral) or not 0 <= y < w.size:
+        raise ValueError(f"y must be a class position in 0, ..., {w.size - 1}, got {y!r}")
+    mass = np.append(w[codes], w[y])
+    total = mass.sum()
+    if total <= 0:
+        raise ValueError("the weights of the calibration labels and of y are all zero: eq. (9) is 0/0")
+    return mass / total
+
+
+def weighted_thresholds(cal_scores, y_cal, weights, alpha) -> np.ndarray:
+    r"""Label-shift weighted thresholds :math:`t_w(y)`, one per candidate label (paper 001 eqs. (8)-(9)).
+
+    For candidate label :math:`y`,
+    :math:`t_w(y) = Q_{1-\alpha}\bigl(\sum_{i\le n}\varpi_i(y)\delta_{s_i} + \varpi_{n+1}(y)\delta_1\bigr)`
+    with the masses :math:`\varpi` of :func:`weighted_masses`.  Equivalently,
+    with the calibration scores sorted, :math:`s_{(1)}\le\dots\le s_{(n)}`, and
+    :math:`C_j` the cumulative weight :math:`\sum_{l\le j}w(Y_{(l)})`,
+    :math:`t_w(y) = s_{(j)}` for the first :math:`j` with
+    :math:`C_j\ge(1-\alpha)(C_n+w(y))`, and 1 if there is none (book
+    ``def-conf-weighted``, ``thm-conf-weighted``).  All :math:`k` thresholds
+    come from one sort.
+
+    **Ties and scale.**  The rule compares :math:`C_j` with the level with
+    ``>=``, so a cumulative weight that *equals* the level reaches it.  Weights
+    are usually floats that stand for exact ratios (:math:`w^* = q/p` with
+    decimal priors: ``0.3 / 0.1`` is ``2.9999999999999996``), and the level is
+    hit exactly often (with :math:`w^*\propto(9,1,5)` and :math:`\alpha=0.1`,
+    about 5% of the thresholds at odd :math:`n`).  To decide those ties as the
+    exact rule does, whatever the rounding of the weights and whatever their
+    common scale:
+
+    * the weights are divided by their largest value (only the ratios matter,
+      and no sum can overflow);
+    * :math:`C_j=\sum_c w_c N_c(j)` is formed from the exact integer counts
+      :math:`N_c(j)` of class :math:`c` among the first :math:`j` sorted
+      scores, so its rounding error is at most about :math:`k` units in the
+      last place, whatever :math:`n`;
+    * with :math:`1-\alpha = a/b` in lowest terms (``alpha`` read by
+      :func:`exact_level`), :math:`C_j` reaches the level when
+      :math:`bC_j - aD\ge-\tau\,(bC_j + aD)`, :math:`D=C_n+w_y`,
+      :math:`\tau` = :data:`WEIGHT_RTOL_PER_CLASS` :math:`\cdot(k+2)\cdot`
+      machine epsilon.  :math:`bC_j - aD=\sum_c w_c a_c` with integer
+      coefficients :math:`a_c` and :math:`\sum_c w_c|a_c|\le bC_j+aD`, so a
+      tie of the exact weights stays a tie for any weights within a relative
+      :math:`\tau` of them; a genuine shortfall smaller than
+      :math:`\tau(bC_j+aD)` is read as a tie too.
+
+    **When the rule is exact.**  Let the weights be within a few units in the
+    last place of values proportional to integers :math:`m_c\le m`.  After the
+    normalisation a genuine shortfall is at least :math:`1/m`, while
+    :math:`bC_j+aD<2b(n+1)`; so every threshold equals eq. (8) in exact
+    arithmetic whenever :math:`b\,m\,(n+1)(k+2)\le10^{14}` (for example
+    :math:`\alpha=0.1`, :math:`w^*\propto(9,1,5)`: up to :math:`n\approx2\cdot10^{11}`).
+    Under this condition equal weights (:math:`m=1`) give the split threshold
+    of :func:`split_threshold` (no special case), and ``c * weights`` gives
+    the same thresholds as ``weights`` for every ``c > 0`` that keeps every
+    nonzero weight a normal float (a nonzero weight below
+    ``np.finfo(float).tiny`` is refused: subnormal numbers lose the
+    precision of the ratios).  Weights and ``alpha`` are read as float64
+    (a float32 ``0.7`` is the float32 value, not 7/10).  A level with a long denominator (``alpha =
+    0.099999999999999``) or an enormous :math:`n` can break the condition;
+    then a shortfall of a few units in the last place may count as a tie.
+
+    Parameters
+    ----------
+    cal_scores : array_like, shape (..., n)
+        Calibration scores at the true labels, in [0, 1].
+    y_cal : array_like of int, shape (..., n)
+        Calibration labels (class positions).
+    weights : array_like, shape (k,) or (..., k)
+        Importance weights :math:`w(y) = q_y/p_y` (only their ratios matter):
+        finite, non-negative, not all zero, each nonzero weight at least ``np.finfo(float).tiny``.
+    alpha : float or fractions.Fraction
+        Miscoverage level in (0, 1).
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., k)
+
+    Complexity :math:`O(n\log n + nk)` per calibration set (one sort, one
+    cumulative count per class), memory :math:`O(n)` per set.
+    """
+    s = _as_scores(cal_scores, "cal_scores")
+    w = _check_weights(weights, None, s.shape[:-1])
+    k = w.shape[-1]
+    codes = _as_label_array(y_cal, "y_cal", s.shape, k, "cal_scores")
+    level = 1 - _as_level(alpha)
+    batch = np.broadcast_shapes(s.shape[:-1], w.shape[:-1])
+    s = np.broadcast_to(s, batch + s.shape[-1:])
+    codes = np.broadcast_to(codes, s.shape)
+    w = np.broadcast_to(w / w.max(axis=-1, keepdims=True), batch + (k,))  # only the ratios matter
+    n = s.shape[-1]
+    order = np.argsort(s, axis=-1, kind="stable")
+    s_sorted = np.take_along_axis(s, order, axis=-1)
+    codes_sorted = np.take_along_axis(codes, order, axis=-1)
+    cum = np.zeros(s.shape)
+    for c in range(k):  # a loop over the classes: C_j = sum_c w_c N_c(j) with exact integer counts N_c(j)
+        cum += w[..., c:c + 1] * np.cumsum(codes_sorted == c, axis=-1)
+    denom = cum[..., -1:] + w  # C_n + w_y, (..., k)
+    if np.any(denom <= 0):
+        raise ValueError("weights of the calibration labels and of a candidate label are all zero: eq. (9) is 0/0 for it")
+    tau = WEIGHT_RTOL_PER_CLASS * (k + 2) * np.finfo(float).eps
+    # b C_j - a D >= -tau (b C_j + a D)  <=>  C_j >= (a / b) D (1 - tau) / (1 + tau)
+    target = float(level) * denom * ((1.0 - tau) / (1.0 + tau))
+    # first j with cum_j >= target (0-based), n when none: one binary search per row and label
+    cum_rows, target_rows = cum.reshape(-1, n), target.reshape(-1, k)
+    j = np.empty(target_rows.shape, dtype=np.int64)
+    for r in range(cum_rows.shape[0]):  # a loop over repetitions, not over samples
+        j[r] = np.searchsorted(cum_rows[r], target_rows[r], side="left")
+    j = j.reshape(target.shape)
+    return np.where(j < n, np.take_along_axis(s_sorted, np.minimum(j, n - 1), axis=-1), 1.0)
+
+
+def label_conditional_thresholds(cal_scores, y_cal, alpha, n_classes: int | None = None) -> np.ndarray:
+    r"""Label-conditional thresholds :math:`t_c(y) = Q_{1-\alpha_y}(\{s_i : Y_i = y\}\cup\{1\})` (paper 001 eq. (10)).
+
+    Book: ``def-conf-label-conditional``.  For each class, the exact rank
+    :math:`\lceil(1-\alpha_y)(n_y+1)\rceil` among the :math:`n_y` calibration
+    scores of that class, or 1 when the rank exceeds :math:`n_y`.  A class
+    absent from the calibration set (:math:`n_y=0`) gets, as eq. (10) says,
+    the quantile of :math:`\{1\}` alone: threshold 1, so its label is in every
+    set (the rank 1 exceeds :math:`n_y=0`; no special case).  One sort by
+    (label, score) for all classes.
+
+    Parameters
+    ----------
+    cal_scores : array_like, shape (..., n)
+        Calibration scores at the true labels, in [0, 1].
+    y_cal : array_like of int, shape (..., n)
+        Calibration labels.  A class that does not occur gets threshold 1.
+    alpha : float, Fraction, or sequence of k of them
+        One miscoverage level, or one per class, each in (0, 1).
+    n_classes : int, optional
+        Number of classes ``k``; default: the length of ``alpha`` if it is a
+        sequence, otherwise ``max(y_cal) + 1``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., k)
+    """
+    s = _as_scores(cal_scores, "cal_scores")
+    n_classes = _scalar(n_classes)
+    if n_classes is None:
+        if np.ndim(alpha) == 1:
+            n_classes = len(alpha)
+            if n_classes < 2:
+                raise ValueError(f"alpha must be a scalar or hold one level per class (at least 2), got {len(alpha)}")
+        else:
+            codes = _as_label_array(y_cal, "y_cal", s.shape, None, "cal_scores")
+            n_classes = max(int(np.max(codes)) + 1, 2)
+    if isinstance(n_classes, bool) or not isinstance(n_classes, numbers.Integral) or not 2 <= n_classes <= 2**31:
+        raise ValueError(f"n_classes must be an integer >= 2 (and at most 2**31), got {n_classes!r}")
+    k = int(n_classes)
+    codes = _as_label_array(y_cal, "y_cal", s.shape, k, "cal_scores")
+    levels = _as_levels(alpha, k)
+    counts = np.sum(codes[..., None] == np.arange(k), axis=-2)  # (..., k); 0 for an absent class: threshold 1
+    order = np.lexsort((s, codes), axis=-1)
+    s_sorted = np.take_along_axis(s, order, axis=-1)
+    start = np.cumsum(counts, axis=-1) - counts  # first position of each class in the sorted order
+    rank = _ceil_rank(levels, counts)  # 1-based rank within the class
+    pos = np.minimum(start + rank - 1, s.shape[-1] - 1)
+    out = np.take_along_axis(s_sorted, pos, axis=-1)
+    return np.where(rank > counts, 1.0, out)
+
+
+# ---------------------------------------------------------------------------
+# Sets and their evaluation
+# ---------------------------------------------------------------------------
+
+
+def prediction_sets(test_scores, thresholds, include_top: bool = False, *, probs=None) -> np.ndarray:
+    r"""Prediction sets :math:`\{y : s(x, y, u)\le t(y)\}` as a boolean array (paper 001 eqs. (7), (8), (10)).
+
+    Book: ``def-conf-split``, ``def-conf-weighted``, ``def-conf-label-conditional``.
+
+    Parameters
+    ----------
+    test_scores : array_like, shape (..., n_test, k)
+        Scores of every label of every test point (:func:`conformal_scores`).
+    thresholds : float or array_like, shape (...) or (..., k)
+        One threshold for all labels (split conformal; shape ``(...)`` in a
+        batch) or one per label (weighted, label-conditional; shape ``(..., k)``).
+    include_top : bool
+        Always keep the most likely label (paper 001 App. B.2: at the
+        prediction step only; the thresholds are unchanged).
+    probs : array_like, shape (..., n_test, k), optional
+        The probabilities that define "most likely" (ties: the first), used
+        only with ``include_top=True``.  Without them the label of smallest
+        score is kept (ties: the first): for every kind of
+        :func:`conformal_scores` that is the most likely label, since it
+        scores :math:`u\hat\eta_{\max}\le\hat\eta_{\max}` (randomised) or 0,
+        and every other label at least :math:`\hat\eta_{\max}`
+        (for ``"lac"``, :math:`1-\hat\eta_y` is smallest at the most likely label).
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (..., n_test, k)
+    """
+    s = _as_scores(test_scores, "test_scores", min_ndim=2)
+    include_top = _flag(include_top, "include_top")
+    k = s.shape[-1]
+    t = _real(thresholds, "thresholds")
+    if not np.all(np.isfinite(t)):
+        raise ValueError("thresholds must be finite")
+    batch = s.shape[:-2]
+    if t.ndim == len(batch):
+        t = t[..., None, None]  # one threshold for all labels
+    elif t.ndim == len(batch) + 1 and t.shape[-1] == k:
+        t = t[..., None, :]
+    else:
+        raise ValueError(f"thresholds must have shape {batch} (one for all labels) or {batch + (k,)} (one per label), got {t.shape}")
+    try:
+        sets = s <= t
+    except ValueError:
+        raise ValueError(f"thresholds of shape {np.shape(thresholds)} do not match the batch axes {batch} of test_scores") from None
+    if include_top:
+        if probs is None:
+            top = np.argmin(s, axis=-1)  # the most likely label for every kind of conformal_scores
+        else:
+            p = _as_probs(probs)
+            if p.shape != s.shape:
+                raise ValueError(f"probs must have the shape of test_scores {s.shape}, got {p.shape}")
+            top = np.argmax(p, axis=-1)
+        sets = sets.copy()
+        np.put_along_axis(sets, top[..., None], True, axis=-1)
+    elif probs is not None:
+        raise ValueError("probs is only used with include_top=True")
+    return sets
+
+
+def oracle_sets(probs, alpha, *, randomized: bool = False, rng=None, u=None, break_ties: bool = False) -> np.ndarray:
+    r"""Oracle sets of paper 001 eqs. (3)-(4), with the tie-breaking rule of its App. B.1.
+
+    Non-randomised: :math:`\{y : M_y(x;\eta) < 1-\alpha\}`; randomised:
+    :math:`\{y : M_y + u\,\eta_y\le1-\alpha\}`.  With ``break_ties=True`` the
+    labels of equal probability are put in a uniformly random order first and
+    :math:`M_y` counts the mass of all labels before :math:`y` in that order,
+    which includes tied labels one at a time until the mass reaches
+    :math:`1-\alpha` (App. B.1; book ``def-conf-oracle``).  ``probs`` are the
+    true posteriors :math:`\eta(x)`.
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (..., n, k)
+    """
+    p = _as_probs(probs)
+    level = _as_level(alpha)
+    randomized, break_ties = _flag(randomized, "randomized"), _flag(break_ties, "break_ties")
+    if rng is not None:
+        rng = as_rng(rng)
+    beta = 1.0 - float(level.numerator) / float(level.denominator)
+    if break_ties:
+        if rng is None:
+            raise ValueError("break_ties=True needs rng (the random order of tied labels)")
+        gen = as_rng(rng)
+        key = gen.random(p.shape)
+        order = np.lexsort((key, -p), axis=-1)
+        v = np.take_along_axis(p, order, axis=-1)
+        above = np.empty_like(p)
+        np.put_along_axis(above, order, np.cumsum(v, axis=-1) - v, axis=-1)
+        rng = gen
+    else:
+        above = _mass_above(p)
+    if not randomized:
+        return above < beta
+    uu = _uniforms(p.shape[:-1], rng, u, "randomized oracle")
+    return above + uu[..., None] * p <= beta
+
+
+class Coverage(NamedTuple):
+    """Empirical coverage of prediction sets.
+
+    ``marginal``: fraction of points whose label is in their set (shape
+    ``(...)``); ``per_class``: the same among the points of each class,
+    ``nan`` for a class absent from the sample (shape ``(..., k)``);
+    ``mean_size``: average set size (shape ``(...)``).
+    """
+
+    marginal: np.ndarray | float
+    per_class: np.ndarray
+    mean_size: np.ndarray | float
+
+
+def set_sizes(sets) -> np.ndarray:
+    """Number of labels in every set, shape ``(..., n)``."""
+    b = np.asarray(sets)
+    if b.dtype != bool or b.ndim < 2:
+        raise ValueError(f"sets must be a boolean array of shape (..., n, k), got dtype {b.dtype} and shape {b.shape}")
+    return b.sum(axis=-1)
+
+
+def coverage(sets, y) -> Coverage:
+    """Marginal and per-class coverage and mean size of prediction sets (book ``def-conf-coverage``).
+
+    Parameters
+    ----------
+    sets : array_like of bool, shape (..., n, k)
+    y : array_like of int, shape (..., n)
+        True labels (class positions).
+    """
+    b = np.asarray(sets)
+    if b.dtype != bool or b.ndim < 2 or b.shape[-2] == 0:
+        raise ValueError(f"sets must be a non-empty boolean array of shape (..., n, k), got dtype {b.dtype} and shape {b.shape}")
+    k = b.shape[-1]
+    codes = _as_label_array(y, "y", b.shape[:-1], k)
+    hit = np.take_along_axis(b, codes[..., None], axis=-1)[..., 0]
+    onehot = codes[..., None] == np.arange(k)
+    counts = onehot.sum(axis=-2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        per_class = np.where(counts > 0, (onehot & hit[..., None]).sum(axis=-2) / np.maximum(counts, 1), np.nan)
+    marginal = hit.mean(axis=-1)
+    size = b.sum(axis=-1).mean(axis=-1)
+    if marginal.ndim == 0:
+        return Coverage(float(marginal), per_class, float(size))
+    return Coverage(marginal, per_class, size)

@@ -1,0 +1,385 @@
+"""Quasi moment matching (paper 003, section 3): Platt scaling, CSPD, ROC QMM and two-parameter QMM.
+
+Each method matches the target prior and the implied AUC (eq. (8c) and its
+variants); a system without solution raises
+:class:`~companion.target_prior.InfeasibleSystemError`, a failing iteration
+:class:`~companion._checks.ConvergenceError`.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from scipy.special import expit, ndtri
+
+from .._checks import (
+    ConvergenceError,
+    as_masses,
+    as_real_array,
+    check_int,
+    check_open_unit,
+    check_option,
+    check_same_length,
+    check_tolerance,
+)
+from .auc import _midpoint_cdf, implied_auc
+from .recalibration import (
+    InfeasibleSystemError,
+    RESIDUAL_TOL,
+    Recalibrated,
+    _LINKS,
+    _brent,
+    _check_auc,
+    _check_link,
+    _check_residual,
+    _check_solver,
+    _posteriors_and_masses,
+    _solve_increasing,
+)
+
+__all__ = [
+    "platt",
+    "cspd",
+    "cspd_auc_profile",
+    "cspd_quantify",
+    "ROC_QMM_ITERATIONS",
+    "roc_qmm",
+    "roc_qmm_trace",
+    "roc_qmm_jacobian",
+    "two_param_qmm",
+]
+
+
+# ---------------------------------------------------------------------------
+# Sections 4.4-4.5: quasi moment matching with a two-parameter family F(a x + b)
+# ---------------------------------------------------------------------------
+
+
+def _intercept(x, f, q, a, link, *, xtol, max_iter) -> float:
+    """The b solving E_Q[F(a x + b)] = q (increasing in b)."""
+    F, F_inv = _LINKS[link]
+    b0 = float(F_inv(q)) - a * float(f @ x)
+    return _solve_increasing(
+        lambda b: float(f @ F(a * x + b)) - q, b0 - 1.0, b0 + 1.0, what=f"the target-mean equation for b (a = {a:.6g})",
+        xtol=xtol, max_iter=max_iter,
+    )
+
+
+def _qmm(x, f, q, auc, link, *, what, xtol, max_iter) -> tuple[float, float, np.ndarray]:
+    r"""Solve a QMM system like (8c): mean :math:`q` and implied AUC ``auc`` for :math:`F(a x + b)`, ``a > 0``.
+
+    For each slope ``a`` the intercept is fixed by the mean equation; the
+    implied AUC then starts at 1/2 (``a -> 0``) and ``a`` is bracketed by
+    doubling until the AUC reaches ``auc`` (then Brent's method) or the map
+    saturates (then the system has no solution).
+    """
+    F = _LINKS[link][0]
+    if np.ptp(x[f > 0.0]) == 0.0:  # includes a one-hot target mass: Q puts all its mass on one score value
+        raise InfeasibleSystemError(
+            f"{what} has no solution: under the target masses the score takes a single value, so every implied AUC is 1/2"
+        )
+
+    def fitted(log_a: float) -> tuple[float, np.ndarray]:
+        a = float(np.exp(log_a))
+        b = _intercept(x, f, q, a, link, xtol=xtol, max_iter=max_iter)
+        return b, F(a * x + b)
+
+    def auc_gap(log_a: float) -> float | None:
+        """Implied AUC minus ``auc``; None once rounding saturates the map so the mean cannot be met."""
+        post = fitted(log_a)[1]
+        if abs(float(f @ post) - q) > RESIDUAL_TOL or np.any((post <= 0.0) | (post >= 1.0)):
+            return None
+        return implied_auc(post, f) - auc
+
+    lo = np.log(1e-3 / float(np.sqrt(f @ (x - f @ x) ** 2)))
+    g_lo = auc_gap(lo)
+    if g_lo is None or g_lo >= 0.0:
+        raise InfeasibleSystemError(
+            f"{what} has no solution: even a nearly flat map does not have an implied AUC below {auc!r}"
+        )
+    hi = lo + np.log(2.0)
+    for _ in range(max_iter):
+        g_hi = auc_gap(hi)
+        if g_hi is None:
+            # The doubling overshot into saturation. Bisect on log a for the last unsaturated slope
+            # (to a relative 1e-12) before declaring the system infeasible: between the last doubling
+            # and the saturation point the AUC still rises, and the root may lie there.
+            sat = hi
+            for _ in range(60):
+                mid = 0.5 * (lo + sat)
+                g_mid = auc_gap(mid)
+                if g_mid is None:
+                    sat = mid
+                elif g_mid >= 0.0:
+                    hi, g_hi = mid, g_mid
+                    break
+                else:
+                    lo, g_lo = mid, g_mid
+                if sat - lo < 1e-12:
+                    break
+            if g_hi is None:
+                raise InfeasibleSystemError(
+                    f"{what} has no solution: the implied AUC rises only to {auc + g_lo:.6g} < {auc!r} "
+                    f"before the map saturates at a = {np.exp(sat):.6g}"
+                )
+            break
+        if g_hi >= 0.0:
+            break
+        lo, g_lo, hi = hi, g_hi, hi + np.log(2.0)
+    else:
+        raise InfeasibleSystemError(
+            f"{what} has no solution for a up to {np.exp(hi):.6g} (max_iter = {max_iter} doublings)"
+        )
+    log_a = _brent(auc_gap, lo, hi, what=f"the AUC equation of {what}", xtol=xtol, max_iter=max_iter)
+    b, post = fitted(log_a)
+    _check_residual(float(f @ post), q, f"{what} (target mean)")
+    _check_residual(implied_auc(post, f), auc, f"{what} (implied AUC)")
+    return float(np.exp(log_a)), b, post
+
+
+def _qmm_inputs(posteriors, target_masses, target_prior, auc, xtol, max_iter):
+    eta, f = _posteriors_and_masses(posteriors, target_masses)
+    q, auc = check_open_unit(target_prior, "target_prior"), _check_auc(auc)
+    return (eta, f, q, auc, *_check_solver(xtol, max_iter))
+
+
+def platt(posteriors, target_masses, target_prior, auc, *, xtol: float = 1e-15, max_iter: int = 200) -> Recalibrated:
+    r"""Platt scaling (8b), :math:`\eta_Q = 1/(1+e^{-(a\eta_P + b)})`, with :math:`a, b` from the QMM system (8c).
+
+    ``auc`` is the AUC to preserve, usually the source AUC
+    ``implied_auc(posteriors, source_masses)``.
+    """
+    eta, f, q, auc, xtol, max_iter = _qmm_inputs(posteriors, target_masses, target_prior, auc, xtol, max_iter)
+    a, b, post = _qmm(eta, f, q, auc, "logistic", what="system (8c) for Platt scaling", xtol=xtol, max_iter=max_iter)
+    return Recalibrated(post, {"a": a, "b": b})
+
+
+def cspd(
+    posteriors, target_masses, target_prior, auc, link: str = "logistic", *, xtol: float = 1e-15, max_iter: int = 200
+) -> Recalibrated:
+    r"""Parametric CSPD (8a), :math:`\eta_Q = F(a F^{-1}(\eta_P) + b)`, with :math:`a, b` from (8c).
+
+    ``link="logistic"`` takes :math:`F` = inverse logit (logistic CSPD),
+    ``link="normal"`` takes :math:`F = \Phi` (normal CSPD).
+    """
+    eta, f, q, auc, xtol, max_iter = _qmm_inputs(posteriors, target_masses, target_prior, auc, xtol, max_iter)
+    link = _check_link(link)
+    x = _LINKS[link][1](eta)
+    a, b, post = _qmm(x, f, q, auc, link, what=f"system (8c) for {link} CSPD", xtol=xtol, max_iter=max_iter)
+    return Recalibrated(post, {"a": a, "b": b, "link": link})
+
+
+def cspd_auc_profile(
+    posteriors, target_masses, target_prior, slopes, link: str = "logistic", *, xtol: float = 1e-15, max_iter: int = 200
+) -> np.ndarray:
+    r"""Implied target AUC of :math:`F(a F^{-1}(\eta_P) + b(a))` for each slope ``a``, ``b(a)`` fixing the mean.
+
+    Shows which AUCs the system (8c) can reach: one with no slope reaching
+    it has no solution.
+    """
+    eta, f = _posteriors_and_masses(posteriors, target_masses)
+    q = check_open_unit(target_prior, "target_prior")
+    slopes = as_real_array(slopes, "slopes")
+    if np.any(slopes <= 0):
+        raise ValueError("slopes must be positive")
+    link = _check_link(link)
+    xtol, max_iter = _check_solver(xtol, max_iter)
+    F, F_inv = _LINKS[link]
+    x = F_inv(eta)
+    out = np.empty(slopes.size)
+    for i, a in enumerate(slopes):  # one root per slope (a handful of slopes)
+        post = F(a * x + _intercept(x, f, q, float(a), link, xtol=xtol, max_iter=max_iter))
+        out[i] = implied_auc(post, f)
+    return out
+
+
+def cspd_quantify(
+    posteriors, target_masses, auc, link: str = "logistic", *, xtol: float = 1e-15, max_iter: int = 200
+) -> Recalibrated:
+    r"""One-parameter CSPD quantifier of Remark 1: solve (9a) for :math:`a` with :math:`b = 0`, then (9b).
+
+    Returns the target posteriors :math:`F(a F^{-1}(\eta_P))` and, in
+    ``params["prior_estimate"]``, :math:`\hat q = E_Q[F(a F^{-1}(\eta_P))]`.
+    """
+    eta, f = _posteriors_and_masses(posteriors, target_masses)
+    auc = _check_auc(auc)
+    link = _check_link(link)
+    xtol, max_iter = _check_solver(xtol, max_iter)
+    F, F_inv = _LINKS[link]
+    x = F_inv(eta)
+
+    def auc_gap(log_a: float) -> float:
+        post = F(np.exp(log_a) * x)
+        if np.any((post <= 0.0) | (post >= 1.0)):
+            raise InfeasibleSystemError(
+                f"eq. (9a) for {link} one-parameter CSPD has no solution: the map saturates at a = {np.exp(log_a):.6g} "
+                f"before the implied AUC reaches {auc!r}"
+            )
+        return implied_auc(post, f) - auc
+
+    log_a = _solve_increasing(
+        auc_gap, -1.0, 0.0, what=f"eq. (9a) for {link} one-parameter CSPD", xtol=xtol, max_iter=max_iter
+    )
+    post = F(np.exp(log_a) * x)
+    _check_residual(implied_auc(post, f), auc, f"eq. (9a) for {link} one-parameter CSPD (implied AUC)")
+    return Recalibrated(post, {"a": float(np.exp(log_a)), "prior_estimate": float(f @ post), "link": link})
+
+
+#: The readings of the fixed-point iteration (11b) that :func:`roc_qmm` offers.
+#: ``"normalized"``: rescale every iterate to a probability vector (the default);
+#: ``"literal"``: divide by :math:`1-q` as (11b) is written and take :math:`F_0` as the
+#: (mid-point) distribution function of the iterate rescaled to total mass 1;
+#: ``"literal-raw"``: divide by :math:`1-q` and accumulate :math:`G^*` from the raw,
+#: unnormalized iterate (leaves the domain of :math:`\Phi^{-1}` once the masses exceed 1).
+ROC_QMM_ITERATIONS = ("normalized", "literal", "literal-raw")
+
+
+class _RocFixedPoint(NamedTuple):
+    class0_masses: np.ndarray
+    posteriors: np.ndarray
+    changes: np.ndarray
+
+
+def _roc_posterior(class0_masses: np.ndarray, q: float, c: float, *, raw_cdf: bool = False) -> np.ndarray:
+    """Eq. (10b) with the mid-point distribution function of the class-0 masses.
+
+    ``raw_cdf=False`` accumulates :math:`G^*` from the masses rescaled to total 1
+    (a distribution function); ``raw_cdf=True`` from the masses as they are.
+    """
+    masses = class0_masses if raw_cdf else class0_masses / class0_masses.sum()
+    F0 = _midpoint_cdf(masses)
+    if np.any((F0 <= 0.0) | (F0 >= 1.0)):
+        raise ConvergenceError(
+            "ROC-QMM fixed-point iteration (11b) left the domain of Phi^-1: the class-0 masses sum to "
+            f"{class0_masses.sum():.6g}, so the mid-point distribution function accumulated from them reaches "
+            f"{F0.max():.6g} >= 1 (take G* of the normalized masses: iteration='literal' or 'normalized')"
+        )
+    return expit(np.log(q / (1.0 - q)) - 0.5 * c * c + c * ndtri(F0))
+
+
+def _roc_step(f0: np.ndarray, f: np.ndarray, q: float, c: float, iteration: str) -> np.ndarray:
+    """One step of (11b) in the reading ``iteration`` (see :data:`ROC_QMM_ITERATIONS`)."""
+    new = f * (1.0 - _roc_posterior(f0, q, c, raw_cdf=iteration == "literal-raw"))
+    return new / new.sum() if iteration == "normalized" else new / (1.0 - q)
+
+
+def _roc_fixed_point(f, q, c, *, iteration, tol, max_iter) -> _RocFixedPoint:
+    """Iterate (11b) from f0 = f until the sup-norm change is at most ``tol``."""
+    f0 = f.copy()
+    changes = []
+    for _ in range(max_iter):  # a fixed-point iteration is sequential by nature
+        new = _roc_step(f0, f, q, c, iteration)
+        changes.append(float(np.max(np.abs(new - f0))))
+        f0 = new
+        if changes[-1] <= tol:
+            return _RocFixedPoint(f0, _roc_posterior(f0, q, c, raw_cdf=iteration == "literal-raw"), np.array(changes))
+    raise ConvergenceError(
+        f"ROC-QMM fixed-point iteration (11b) did not converge: after max_iter = {max_iter} iterations the "
+        f"class-0 masses still change by {changes[-1]:.3g} > tol = {tol:g}"
+    )
+
+
+def _roc_inputs(target_masses, target_prior, auc, iteration) -> tuple[np.ndarray, float, float]:
+    """Checked target masses, prior and binormal parameter c = sqrt(2) Phi^-1(AUC), eq. (10c)."""
+    f = as_masses(target_masses, "target_masses")
+    q = check_open_unit(target_prior, "target_prior")
+    auc = _check_auc(auc)
+    check_option(iteration, "iteration", ROC_QMM_ITERATIONS)
+    if f[-1] <= 0.0 or f[0] <= 0.0:
+        raise ValueError(
+            "target_masses must be positive at the lowest and highest score (the mid-point cdf must lie in (0, 1))"
+        )
+    return f, q, float(np.sqrt(2.0) * ndtri(auc))
+
+
+def roc_qmm(
+    target_masses, target_prior, auc, *, iteration: str = "normalized", tol: float = 1e-12, max_iter: int = 1000
+) -> Recalibrated:
+    r"""ROC-based QMM, eqs. (10b)-(10c), with the fixed-point iteration (11b) for the class-0 masses.
+
+    ``target_masses`` are listed in increasing order of the score.  With
+    :math:`c = \sqrt2\,\Phi^{-1}(\mathrm{AUC})`, iterate
+    :math:`f_0 \leftarrow f\,(1 - \eta(f_0))` where :math:`\eta(f_0)` is (10b) with
+    the mid-point distribution function of :math:`f_0`.  ``iteration`` picks
+    the reading of (11b) (:data:`ROC_QMM_ITERATIONS`): ``"normalized"``
+    rescales each iterate to a probability vector; ``"literal"`` divides by
+    :math:`1-q` as (11b) is written and takes the distribution function of the
+    rescaled iterate, which gives the same fixed point up to the total mass of
+    :math:`f_0` (the book's proposition ``prop-tp-literal-iteration``);
+    ``"literal-raw"`` accumulates :math:`G^*` from the unnormalized iterate,
+    which fails once the masses sum to more than 1.  ``params["changes"]``
+    holds the sup-norm change per iteration; below a floor set by rounding
+    (about 1e-11 for AUC 0.99) the changes are noise, so a smaller ``tol``
+    makes the number of iterations depend on the last bits of the input.
+    For a discrete score the target mean and AUC are met only approximately.
+    """
+    f, q, c = _roc_inputs(target_masses, target_prior, auc, iteration)
+    tol = check_tolerance(tol, "tol")
+    max_iter = check_int(max_iter, "max_iter")
+    fp = _roc_fixed_point(f, q, c, iteration=iteration, tol=tol, max_iter=max_iter)
+    return Recalibrated(fp.posteriors, {"c": c, "class0_masses": fp.class0_masses, "changes": fp.changes})
+
+
+def roc_qmm_trace(target_masses, target_prior, auc, n_iter: int, *, iteration: str = "normalized") -> np.ndarray:
+    """Sup-norm change of the class-0 masses in each of exactly ``n_iter`` steps of (11b), without a stopping rule.
+
+    Shows the geometric phase of the iteration and the rounding floor below
+    it; ``iteration`` as in :func:`roc_qmm`.
+    """
+    f, q, c = _roc_inputs(target_masses, target_prior, auc, iteration)
+    n_iter = check_int(n_iter, "n_iter", minimum=1)
+    f0 = f.copy()
+    changes = np.empty(n_iter)
+    for k in range(n_iter):  # sequential by nature
+        new = _roc_step(f0, f, q, c, iteration)
+        changes[k] = np.max(np.abs(new - f0))
+        f0 = new
+    return changes
+
+
+def roc_qmm_jacobian(target_masses, target_prior, auc, class0_masses) -> np.ndarray:
+    r"""Jacobian of the normalized ROC-QMM map :math:`N(f_0) = U(f_0)/\sum_s U(f_0)(s)` at ``class0_masses``.
+
+    Here :math:`U = f\,(1 - \eta)` with :math:`\eta` from (10b) and
+    :math:`z = \Phi^{-1}(G^*(f_0))`, :math:`G^* = L f_0` (``L`` lower triangular
+    with 1/2 on the diagonal).  Since :math:`\partial\eta_i/\partial G_i =
+    c\,\eta_i(1-\eta_i)/\varphi(z_i)`,
+
+    .. math:: J = \frac{1}{\sum_s U(s)}\,(I - N\mathbf 1^\top)\,
+              \operatorname{diag}\bigl(-f\,\eta(1-\eta)\,c/\varphi(z)\bigr)\,L .
+
+    At the fixed point its spectral radius is the asymptotic contraction
+    factor of the iteration per step (the book's :math:`\lambda_J`).
+    """
+    f, q, c = _roc_inputs(target_masses, target_prior, auc, "normalized")
+    f0 = as_masses(class0_masses, "class0_masses")
+    check_same_length(target_masses=f, class0_masses=f0)
+    n = f.size
+    lower = np.tril(np.ones((n, n))) - 0.5 * np.eye(n)
+    z = ndtri(_midpoint_cdf(f0))
+    eta = expit(np.log(q / (1.0 - q)) - 0.5 * c * c + c * z)
+    h = f * (1.0 - eta)
+    total = h.sum()
+    dh = (-f * eta * (1.0 - eta) * c * np.sqrt(2.0 * np.pi) * np.exp(0.5 * z * z))[:, None] * lower
+    return (dh - np.outer(h / total, dh.sum(axis=0))) / total
+
+
+def two_param_qmm(
+    target_masses, target_prior, auc, *, tol: float = 1e-12, xtol: float = 1e-15, max_iter: int = 1000
+) -> Recalibrated:
+    r"""2-parameter QMM, eqs. (12a)-(12b): :math:`\eta_Q = 1/(1+\exp(b + a\,\Phi^{-1}(F_0^*)))`.
+
+    :math:`F_0^*` is the mid-point distribution function of the class-0 masses
+    found by :func:`roc_qmm`; :math:`a, b` solve mean :math:`= q` and implied
+    AUC :math:`=` ``auc`` exactly (``a < 0`` for an increasing posterior).
+    """
+    f, q, _ = _roc_inputs(target_masses, target_prior, auc, "normalized")
+    auc = _check_auc(auc)
+    tol = check_tolerance(tol, "tol")
+    xtol, max_iter = _check_solver(xtol, max_iter)
+    fit = roc_qmm(f, q, auc, tol=tol, max_iter=max_iter)
+    f0 = fit.params["class0_masses"]
+    x = ndtri(_midpoint_cdf(f0))
+    a, b, post = _qmm(x, f, q, auc, "logistic", what="system (12b) for 2-parameter QMM", xtol=xtol, max_iter=max_iter)
+    return Recalibrated(post, {"a": -a, "b": -b, "class0_masses": f0})

@@ -1,0 +1,213 @@
+r"""Recalibration of a probabilistic classifier to a target prior (paper 003).
+
+The score takes finitely many values (a rating scale, or the distinct values
+of a sample, see :func:`empirical_distribution`).  A *source* posterior
+:math:`\eta_P(s)` is known for every value and the *target* distribution of
+the score is given by masses :math:`Q[S = s]`; the target prior
+:math:`q = Q[Y = 1]` is known, target labels are not.  Every recalibration
+method returns a :class:`Recalibrated` pair: the target posterior for every
+score value and the fitted parameters.
+
+Root finders use bracketing (Brent's method) with explicit tolerances and
+iteration limits; a system without solution raises :class:`InfeasibleSystemError`
+and a fixed-point iteration that fails raises :class:`ConvergenceError`, both
+subclasses of ``ValueError`` whose messages say which equation failed and why.
+
+Equation numbers such as (8c) are those of Tasche's paper (003); the book's
+chapter "Recalibrating to a target prior without target labels"
+(``chap-target-prior``) restates each one under a label ``eq-tp-...``.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, NamedTuple
+
+import numpy as np
+from scipy.optimize import brentq
+from scipy.special import expit, logit, ndtr, ndtri
+
+from .._checks import (
+    ConvergenceError,
+    as_masses,
+    as_probabilities,
+    check_int,
+    check_open_unit,
+    check_option,
+    check_same_length,
+    check_tolerance,
+)
+from ..label_shift_recalibration import prior_correction
+
+__all__ = ["InfeasibleSystemError", "Recalibrated", "capped_scaling", "label_shift", "fjs"]
+
+
+#: Absolute tolerance on the residual of every solved equation (mean and AUC).
+RESIDUAL_TOL = 1e-11
+
+
+_LINKS: dict[str, tuple[Callable, Callable]] = {"logistic": (expit, logit), "normal": (ndtr, ndtri)}
+
+
+class InfeasibleSystemError(ValueError):
+    """A recalibration equation (or system) has no solution in the searched range."""
+
+
+class Recalibrated(NamedTuple):
+    """Target posterior ``Q[Y = 1 | S = s]`` for every score value, and fitted parameters."""
+
+    posteriors: np.ndarray
+    params: dict
+
+
+# ---------------------------------------------------------------------------
+# Shared input checks and the bracketing root finder
+# ---------------------------------------------------------------------------
+
+
+def _posteriors_and_masses(posteriors, target_masses) -> tuple[np.ndarray, np.ndarray]:
+    eta = as_probabilities(posteriors, "posteriors", open_interval=True)
+    f = as_masses(target_masses, "target_masses")
+    check_same_length(posteriors=eta, target_masses=f)
+    return eta, f
+
+
+def _check_link(link) -> str:
+    """``link`` if it names a link of :data:`_LINKS` (a string compared exactly); else a ValueError naming ``link``."""
+    return check_option(link, "link", sorted(_LINKS))
+
+
+def _check_solver(xtol, max_iter) -> tuple[float, int]:
+    """Brent's tolerance ``xtol`` in (0, 1) and the iteration limit ``max_iter`` >= 1, checked under their public names."""
+    return check_tolerance(xtol, "xtol"), check_int(max_iter, "max_iter")
+
+
+def _check_auc(auc) -> float:
+    auc = check_open_unit(auc, "auc")
+    if auc <= 0.5:
+        raise ValueError(
+            f"auc must exceed 0.5 (an increasing recalibration cannot rank worse than chance), got {auc!r}"
+        )
+    return auc
+
+
+def _solve_increasing(
+    g: Callable[[float], float], lo: float, hi: float, *, what: str, xtol: float, max_iter: int, expand: bool = True
+) -> float:
+    """Root of an increasing ``g`` by Brent's method, widening [lo, hi] by doubling when ``expand``.
+
+    Raises :class:`InfeasibleSystemError` naming ``what`` when no sign change is
+    found within ``max_iter`` widenings, :class:`ConvergenceError` when Brent's
+    method does not converge within ``max_iter`` iterations.
+    """
+    g_lo, g_hi = g(lo), g(hi)
+    for _ in range(max_iter if expand else 0):
+        if g_lo <= 0.0 <= g_hi:
+            break
+        width = hi - lo
+        if g_lo > 0.0:
+            lo, g_lo = lo - width, g(lo - width)
+        else:
+            hi, g_hi = hi + width, g(hi + width)
+    if not (g_lo <= 0.0 <= g_hi):
+        raise InfeasibleSystemError(
+            f"{what} has no solution in [{lo:.6g}, {hi:.6g}]: "
+            f"residual {g_lo:.6g} at the left end, {g_hi:.6g} at the right"
+        )
+    return _brent(g, lo, hi, what=what, xtol=xtol, max_iter=max_iter)
+
+
+def _brent(g: Callable[[float], float], lo: float, hi: float, *, what: str, xtol: float, max_iter: int) -> float:
+    """Brent's method on a bracket with a sign change; :class:`ConvergenceError` if it does not converge."""
+    root, info = brentq(
+        g, lo, hi, xtol=xtol, rtol=4 * np.finfo(float).eps, maxiter=max_iter, full_output=True, disp=False
+    )
+    if not info.converged:
+        raise ConvergenceError(f"Brent's method for {what} did not converge in {max_iter} iterations ({info.flag})")
+    return float(root)
+
+
+def _check_residual(value: float, target: float, what: str) -> None:
+    if not abs(value - target) <= RESIDUAL_TOL:
+        raise InfeasibleSystemError(
+            f"{what} cannot be met: the best solution found gives {value!r} instead of {target!r} "
+            f"(tolerance {RESIDUAL_TOL:g})"
+        )
+
+
+# ---------------------------------------------------------------------------
+# Section 4.1-4.3: capped scaling, label shift, factorizable joint shift
+# ---------------------------------------------------------------------------
+
+
+def capped_scaling(
+    posteriors, target_masses, target_prior, *, xtol: float = 1e-15, max_iter: int = 200
+) -> Recalibrated:
+    r"""Capped scaling (4a)-(4b): :math:`\eta_Q = \min(t\,\eta_P, 1)` with :math:`t` solving :math:`E_Q[\eta_Q] = q`.
+
+    The mean is continuous and increasing in :math:`t`, from 0 to 1, so the
+    root is bracketed by :math:`[q / E_Q\eta_P,\ 1/\min\eta_P]`.
+    """
+    eta, f = _posteriors_and_masses(posteriors, target_masses)
+    q = check_open_unit(target_prior, "target_prior")
+    xtol, max_iter = _check_solver(xtol, max_iter)
+
+    def excess(t: float) -> float:
+        return float(f @ np.minimum(t * eta, 1.0)) - q
+
+    t = _solve_increasing(
+        excess, q / float(f @ eta), 1.0 / eta.min(), what="eq. (4b) for t", xtol=xtol, max_iter=max_iter
+    )
+    post = np.minimum(t * eta, 1.0)
+    _check_residual(float(f @ post), q, "eq. (4b) (target mean)")
+    return Recalibrated(post, {"t": t, "n_capped": int(np.sum(t * eta >= 1.0))})
+
+
+def label_shift(posteriors, source_prior, target_prior) -> Recalibrated:
+    r"""Posterior correction under label shift, eq. (6) (Bayes' rule with the new priors).
+
+    :math:`\eta_Q = \frac{(q/p)\,\eta_P}{(q/p)\,\eta_P + \frac{1-q}{1-p}(1-\eta_P)}`; no target
+    masses are used, so the target mean equals :math:`q` only when (5) holds.  The same map
+    as :func:`companion.label_shift_recalibration.prior_correction`, evaluated in logit space, so subnormal
+    priors (``5e-324``) give the correct posterior, not NaN.
+    """
+    eta = as_probabilities(posteriors, "posteriors", open_interval=True)
+    p = check_open_unit(source_prior, "source_prior")
+    q = check_open_unit(target_prior, "target_prior")
+    return Recalibrated(prior_correction(eta, p, q), {"source_prior": p, "target_prior": q})
+
+
+def _odds_tilt(eta: np.ndarray, factor: float) -> np.ndarray:
+    """Posterior whose odds are ``factor`` times the odds of ``eta``."""
+    return factor * eta / (factor * eta + (1.0 - eta))
+
+
+def fjs(
+    posteriors, target_masses, source_prior, target_prior, *, xtol: float = 1e-15, max_iter: int = 200
+) -> Recalibrated:
+    r"""Factorizable joint shift, eqs. (7a)-(7b): solve for :math:`\varrho`.
+
+    (7a) multiplies the label-shift odds by :math:`\varrho`.  The target mean
+    increases strictly in :math:`\varrho`, so the root is unique; Jensen's
+    inequality confines it to
+    :math:`[\frac{p}{(1-p)E_Q[\eta_P/(1-\eta_P)]},\ \frac{p}{1-p}E_Q[(1-\eta_P)/\eta_P]]`,
+    which is the bracket used (on the log scale).
+    """
+    eta, f = _posteriors_and_masses(posteriors, target_masses)
+    p = check_open_unit(source_prior, "source_prior")
+    q = check_open_unit(target_prior, "target_prior")
+    xtol, max_iter = _check_solver(xtol, max_iter)
+    odds = eta / (1.0 - eta)
+    rho_lo = p / ((1.0 - p) * float(f @ odds))
+    rho_hi = p / (1.0 - p) * float(f @ (1.0 / odds))
+    shift = (q / p) / ((1.0 - q) / (1.0 - p))
+
+    def excess(log_rho: float) -> float:
+        return float(f @ _odds_tilt(eta, np.exp(log_rho) * shift)) - q
+
+    log_rho = _solve_increasing(
+        excess, np.log(rho_lo), np.log(rho_hi), what="eq. (7b) for rho", xtol=xtol, max_iter=max_iter, expand=False
+    )
+    rho = float(np.exp(log_rho))
+    post = _odds_tilt(eta, rho * shift)
+    _check_residual(float(f @ post), q, "eq. (7b) (target mean)")
+    return Recalibrated(post, {"rho": rho, "rho_bounds": (rho_lo, rho_hi)})
