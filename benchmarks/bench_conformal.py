@@ -4,7 +4,7 @@ Book: chap-conformal-label-shift (fig-conf-figure1, def-conf-weighted).
 
 Run: ``.venv/bin/python benchmarks/bench_conformal.py``.
 
-* Weighted thresholds (eqs. (8)-(9)): :func:`companion.conformal.weighted_thresholds`
+* Weighted thresholds (eqs. (8)-(9)): :func:`companion.conformal_label_shift.weighted_thresholds`
   sorts the calibration scores once, forms the cumulative weight from exact
   per-class counts (so that ties are decided exactly, whatever the scale of
   the weights) and finds all k thresholds by binary search,
@@ -12,7 +12,7 @@ Run: ``.venv/bin/python benchmarks/bench_conformal.py``.
   straightforward reading of eq. (8): for each candidate label, build the
   masses, sort, and walk the sorted weights in a Python loop until the level
   is reached, O(k n log n) plus a Python loop over the points.
-* Figure 1 (a)-(c): :func:`companion.experiments.conformal_figure1` draws,
+* Figure 1 (a)-(c): :func:`companion.conformal_label_shift.conformal_figure1` draws,
   scores and thresholds 250 simulations per batch; the baseline runs the
   same steps one simulation at a time.
 """
@@ -23,7 +23,7 @@ import time
 
 import numpy as np
 
-from companion.conformal import (
+from companion.conformal_label_shift import (
     conformal_scores,
     coverage,
     prediction_sets,
@@ -31,8 +31,9 @@ from companion.conformal import (
     true_label_scores,
     weighted_thresholds,
 )
-from companion.experiments import conformal_figure1
-from companion.shift import bbse, three_class_gaussian
+from companion.conformal_label_shift import conformal_figure1
+from companion.label_shift_weights import bbse
+from companion.scenarios import three_class_gaussian
 
 
 def naive_weighted_thresholds(scores, labels, weights, alpha):

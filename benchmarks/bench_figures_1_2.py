@@ -2,7 +2,7 @@
 
 Run: ``.venv/bin/python benchmarks/bench_figures_1_2.py [--skip-baseline]``.
 
-The fast path (:func:`companion.experiments.umb_risk_grid`) sorts each sample
+The fast path (:func:`companion.uniform_mass_binning.umb_risk_grid`) sorts each sample
 once, derives every bin count from ``searchsorted`` and evaluates all maps'
 population risks in one vectorized batch.  The baseline refits
 ``UniformMassBinning`` and calls ``population_risks`` for every
@@ -20,8 +20,14 @@ import time
 
 import numpy as np
 
-from companion.binning import UniformMassBinning
-from companion.experiments import FIGURE1_N_BINS, FIGURE1_N_VALUES, umb_figure_summary, umb_lemma_frequencies, umb_risk_grid
+from companion.calibration_sharpness import UniformMassBinning
+from companion.uniform_mass_binning import (
+    FIGURE1_N_BINS,
+    FIGURE1_N_VALUES,
+    umb_figure_summary,
+    umb_lemma_frequencies,
+    umb_risk_grid,
+)
 from companion.scenarios import GaussianMixture
 
 

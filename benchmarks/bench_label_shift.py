@@ -4,7 +4,7 @@ Book: chap-label-shift-recalibration (Table 1, fig-ls-remark4, fig-ls-grid).
 
 Run: ``.venv/bin/python benchmarks/bench_label_shift.py``.
 
-The driver (:func:`companion.experiments.label_shift_risks`) evaluates the
+The driver (:func:`companion.label_shift_recalibration.label_shift_risks`) evaluates the
 population risks of all binned maps of all realizations in one
 ``population_risks_batch`` call and the LABEL-SHIFT map of all realizations in
 one batched ``population_risks_of_map`` call.  The baseline makes one
@@ -21,8 +21,13 @@ import time
 
 import numpy as np
 
-from companion.experiments import label_shift_grid, label_shift_risks, sun_table1, target_sample_complexity
-from companion.labelshift import fit_label_shift_estimators
+from companion.label_shift_recalibration import (
+    label_shift_grid,
+    label_shift_risks,
+    sun_table1,
+    target_sample_complexity,
+)
+from companion.label_shift_recalibration import fit_label_shift_estimators
 from companion.scenarios import GaussianMixture
 
 

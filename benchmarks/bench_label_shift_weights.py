@@ -5,12 +5,12 @@ chap-binning-label-shift (fig-binls-coverage).
 
 Run: ``.venv/bin/python benchmarks/bench_label_shift_weights.py``.
 
-The heaviest driver, :func:`companion.experiments.weight_estimation_rates`,
+The heaviest driver, :func:`companion.label_shift_weights.weight_estimation_rates`,
 computes BBSE (hard and soft) with one batched ``np.linalg.solve`` and MLLS
 with one batched EM (two matrix-vector products per step and repetition) for
 all repetitions of a sample size at once; RLLS is solved one repetition at a
 time.  The baseline calls the public ``bbse``, ``mlls`` and ``rlls`` of
-:mod:`companion.shift` once per repetition, as a straightforward script
+:mod:`companion.label_shift_weights` once per repetition, as a straightforward script
 would.  Both give the same weights (checked below to 1e-8).  The miscalibration
 study is timed against a loop of ``mlls(..., calibration=...)`` calls in the
 same way, and the coverage driver of Theorem 3 (multinomial counts for all
@@ -23,8 +23,10 @@ import time
 
 import numpy as np
 
-from companion.experiments import miscalibration_study, theorem3_coverage, weight_estimation_rates
-from companion.shift import bbse, mlls, rlls, scale_probabilities, three_class_gaussian
+from companion.binning_label_shift import theorem3_coverage
+from companion.label_shift_weights import miscalibration_study, weight_estimation_rates
+from companion.label_shift_weights import bbse, mlls, rlls, scale_probabilities
+from companion.scenarios import three_class_gaussian
 
 N_VALUES = (500, 1_000, 3_000, 10_000)
 N_REPS = 100

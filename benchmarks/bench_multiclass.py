@@ -2,7 +2,7 @@
 
 Run: ``.venv/bin/python benchmarks/bench_multiclass.py``.
 
-The companion's :class:`~companion.multiclass.LpCalibrator` finds the level
+The companion's :class:`~companion.multiclass_lp.LpCalibrator` finds the level
 sets of all forecasts with one pass over the integer count vectors and one sort
 of their perfect-hash keys, keeps per-level-set statistics in arrays (one
 ``bincount`` per pool), and answers every group query by summing a few rows of
@@ -23,8 +23,13 @@ import time
 
 import numpy as np
 
-from companion.experiments import book_multiclass_scenario, exact_trajectory, lp_error_grid, method_comparison
-from companion.multiclass import LpCalibrator, project_to_simplex
+from companion.multiclass_lp import (
+    book_multiclass_scenario,
+    exact_trajectory,
+    lp_error_grid,
+    method_comparison,
+)
+from companion.multiclass_lp import LpCalibrator, project_to_simplex
 
 
 def naive_fit(probs: np.ndarray, y: np.ndarray, lam: float, threshold: float):
