@@ -1,4 +1,4 @@
-"""Theorem 1 bounds, the simplified bound zeta and the optimal number of bins (companion.bounds, binning part)."""
+"""Theorem 1 bounds, the simplified bound zeta and the optimal number of bins (companion.uniform_mass_binning.bounds)."""
 
 import math
 

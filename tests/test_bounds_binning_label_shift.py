@@ -1,4 +1,4 @@
-"""Bounds of paper 001 in companion.bounds: Theorem 5 (BHC), Theorem 3, Theorem 4 and the BBSE bound.
+"""Bounds of paper 001 (companion.binning_label_shift.bounds, companion.label_shift_weights.bounds): Theorem 5 (BHC), Theorem 3, Theorem 4 and the BBSE bound.
 
 Each bound is checked by simulation (it must hold with the promised
 probability) or on random instances (a deterministic bound must never fail),

@@ -1,4 +1,4 @@
-"""companion.bounds, label-shift part: Lemma 10, Corollary 9, Theorem 2 (18)-(19) against hand computations.
+"""companion.label_shift_recalibration.bounds: Lemma 10, Corollary 9, Theorem 2 (18)-(19) against hand computations.
 
 Book: lem-ls-lipschitz, cor-ls-ratio, thm-ls-composite.
 """

@@ -240,11 +240,11 @@ def test_every_module_a_chapter_imports_is_installed(reader, html_root):
 
 
 def test_a_wheel_without_a_subpackage_fails_the_chapter(reader, tmp_path, html_root):
-    """The same run with a wheel that leaves out ``companion.experiments``: the set-up cell fails."""
+    """The same run with a wheel that leaves out the chapter's package ``companion.calibration_sharpness``: the set-up cell fails."""
     good = shipped_wheel(html_root)
-    broken = without(good, "companion/experiments", tmp_path)
+    broken = without(good, "companion/calibration_sharpness", tmp_path)
     assert missing_modules(broken, ROOT / "companion") == sorted(
-        p.relative_to(ROOT).as_posix() for p in (ROOT / "companion" / "experiments").rglob("*.py")
+        p.relative_to(ROOT).as_posix() for p in (ROOT / "companion" / "calibration_sharpness").rglob("*.py")
     )
     assert missing_modules(good, ROOT / "companion") == []
     pip = [str(reader["prefix"] / "bin" / "pip"), "install", "--quiet", "--no-deps", "--force-reinstall"]
@@ -254,7 +254,7 @@ def test_a_wheel_without_a_subpackage_fails_the_chapter(reader, tmp_path, html_r
     finally:
         subprocess.run(pip + [str(good)], env=reader["env"], check=True, capture_output=True, timeout=600)
     assert run.returncode != 0
-    assert "No module named 'companion.experiments'" in run.stderr
+    assert "No module named 'companion.calibration_sharpness'" in run.stderr
 
 
 def test_planted_page_problems_are_caught(html_root, tmp_path):

@@ -641,7 +641,7 @@ def test_baselines_output_distributions_and_temperature_is_recovered():
 
 
 # ---------------------------------------------------------------------------
-# Theorem 6 as reconstructed (companion.bounds)
+# Theorem 6 as reconstructed (companion.multiclass_lp.bounds)
 # ---------------------------------------------------------------------------
 
 
