@@ -50,7 +50,8 @@ def imports_of(path: Path, root: Path) -> set[str]:
         elif isinstance(node, ast.ImportFrom):
             target = _resolve(module, is_package, node.level, node.module) if node.level else node.module
             if target and target.split(".")[0] == root.name:
-                found.add(target)
+                if target != module:  # ``from . import a`` in a package's __init__ names its modules, not itself
+                    found.add(target)
                 found |= {f"{target}.{a.name}" for a in node.names if (root.parent / f"{target}.{a.name}".replace(".", "/")).exists()
                           or (root.parent / (f"{target}.{a.name}".replace(".", "/") + ".py")).exists()}
     return found

@@ -16,60 +16,15 @@ experiments
 
 from __future__ import annotations
 
-from .canonical_binning import (
-    CoordinatePartition,
-    LogRatioGridPartition,
-    uniform_mass_partition,
-    bin_class_counts,
-    CanonicalBinning,
-    LabelShiftCanonicalBinning,
-)
-from .bounds import (
-    bhc_tail_bound,
-    multiclass_binning_epsilon,
-    weight_condition_number,
-    label_shift_binning_bound,
-    target_binning_bound,
-)
-from .derivations import (
-    theorem3_epsilon_residual,
-    proposition1_residuals,
-    theorem4_algebra,
-    theorem4_zero_weight_example,
-)
-from .experiments import (
-    THREE_CLASS_CONTRASTS,
-    scenario_partition,
-    theorem3_coverage,
-    theorem4_check,
-    target_guarantee_coverage,
-    podkopaev_figure2,
-    podkopaev_figure7,
-    FIGURE7_SPLIT,
-)
+from . import canonical_binning, bounds, derivations, experiments
+from .canonical_binning import *  # noqa: F401,F403
+from .bounds import *  # noqa: F401,F403
+from .derivations import *  # noqa: F401,F403
+from .experiments import *  # noqa: F401,F403
 
 __all__ = [
-    "CoordinatePartition",
-    "LogRatioGridPartition",
-    "uniform_mass_partition",
-    "bin_class_counts",
-    "CanonicalBinning",
-    "LabelShiftCanonicalBinning",
-    "bhc_tail_bound",
-    "multiclass_binning_epsilon",
-    "weight_condition_number",
-    "label_shift_binning_bound",
-    "target_binning_bound",
-    "theorem3_epsilon_residual",
-    "proposition1_residuals",
-    "theorem4_algebra",
-    "theorem4_zero_weight_example",
-    "THREE_CLASS_CONTRASTS",
-    "scenario_partition",
-    "theorem3_coverage",
-    "theorem4_check",
-    "target_guarantee_coverage",
-    "podkopaev_figure2",
-    "podkopaev_figure7",
-    "FIGURE7_SPLIT",
+    *canonical_binning.__all__,
+    *bounds.__all__,
+    *derivations.__all__,
+    *experiments.__all__,
 ]

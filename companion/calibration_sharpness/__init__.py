@@ -19,49 +19,15 @@ experiments
 
 from __future__ import annotations
 
-from .metrics import (
-    MSEDecomposition,
-    mse_decomposition,
-    conditional_mean,
-    calibration_risk,
-    sharpness_risk,
-    recalibration_risk,
-    ReliabilityCurve,
-    reliability_curve,
-)
-from .binning import bin_indices, equal_width_edges, UniformMassBinning, EqualWidthBinning
-from .derivations import (
-    FiniteJointDistribution,
-    finite_joint_distribution,
-    set_partitions,
-    proposition1_residual,
-    mse_decomposition_residual,
-    gaussian_posterior_log_odds,
-    mirror_symmetry_mse,
-)
-from .experiments import DECOMPOSITION_TERMS, decomposition_convergence, decomposition_across_priors
+from . import metrics, binning, derivations, experiments
+from .metrics import *  # noqa: F401,F403
+from .binning import *  # noqa: F401,F403
+from .derivations import *  # noqa: F401,F403
+from .experiments import *  # noqa: F401,F403
 
 __all__ = [
-    "MSEDecomposition",
-    "mse_decomposition",
-    "conditional_mean",
-    "calibration_risk",
-    "sharpness_risk",
-    "recalibration_risk",
-    "ReliabilityCurve",
-    "reliability_curve",
-    "bin_indices",
-    "equal_width_edges",
-    "UniformMassBinning",
-    "EqualWidthBinning",
-    "FiniteJointDistribution",
-    "finite_joint_distribution",
-    "set_partitions",
-    "proposition1_residual",
-    "mse_decomposition_residual",
-    "gaussian_posterior_log_odds",
-    "mirror_symmetry_mse",
-    "DECOMPOSITION_TERMS",
-    "decomposition_convergence",
-    "decomposition_across_priors",
+    *metrics.__all__,
+    *binning.__all__,
+    *derivations.__all__,
+    *experiments.__all__,
 ]

@@ -18,72 +18,17 @@ guarantee_checks
 
 from __future__ import annotations
 
-from .scores import SCORE_KINDS, mass_above, conformal_scores, true_label_scores, exact_level, conformal_rank
-from .prediction_sets import (
-    WEIGHT_RTOL_PER_CLASS,
-    split_threshold,
-    weighted_masses,
-    weighted_thresholds,
-    label_conditional_thresholds,
-    prediction_sets,
-    oracle_sets,
-    Coverage,
-    coverage,
-    set_sizes,
-)
-from .derivations import (
-    permutation_weight_residuals,
-    label_shift_factorization_residual,
-    uniform_weight_masses,
-    split_coverage_interval,
-    split_coverage_by_integration,
-    bernoulli_normal_limits,
-)
-from .experiments import (
-    lda_posteriors,
-    conformal_figure1,
-    conformal_figure1_digits,
-    DIGIT_GROUPS,
-    randomization_draw,
-    randomization_study,
-    thresholds_by_calibration_size,
-    label_conditional_draw,
-    label_conditional_study,
-)
-from .guarantee_checks import coverage_guarantee_check, bernoulli_quantile_jump
+from . import scores, prediction_sets, derivations, experiments, guarantee_checks
+from .scores import *  # noqa: F401,F403
+from .prediction_sets import *  # noqa: F401,F403
+from .derivations import *  # noqa: F401,F403
+from .experiments import *  # noqa: F401,F403
+from .guarantee_checks import *  # noqa: F401,F403
 
 __all__ = [
-    "SCORE_KINDS",
-    "mass_above",
-    "conformal_scores",
-    "true_label_scores",
-    "exact_level",
-    "conformal_rank",
-    "WEIGHT_RTOL_PER_CLASS",
-    "split_threshold",
-    "weighted_masses",
-    "weighted_thresholds",
-    "label_conditional_thresholds",
-    "prediction_sets",
-    "oracle_sets",
-    "Coverage",
-    "coverage",
-    "set_sizes",
-    "permutation_weight_residuals",
-    "label_shift_factorization_residual",
-    "uniform_weight_masses",
-    "split_coverage_interval",
-    "split_coverage_by_integration",
-    "bernoulli_normal_limits",
-    "lda_posteriors",
-    "conformal_figure1",
-    "conformal_figure1_digits",
-    "DIGIT_GROUPS",
-    "randomization_draw",
-    "randomization_study",
-    "thresholds_by_calibration_size",
-    "label_conditional_draw",
-    "label_conditional_study",
-    "coverage_guarantee_check",
-    "bernoulli_quantile_jump",
+    *scores.__all__,
+    *prediction_sets.__all__,
+    *derivations.__all__,
+    *experiments.__all__,
+    *guarantee_checks.__all__,
 ]

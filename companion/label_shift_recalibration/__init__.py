@@ -17,56 +17,15 @@ experiments
 
 from __future__ import annotations
 
-from .recalibration import (
-    prior_correction,
-    cube_root_bins,
-    CompositeRecalibrator,
-    LabelShiftEstimators,
-    fit_label_shift_estimators,
-)
-from .bounds import (
-    prior_correction_lipschitz,
-    ratio_event_sample_sizes,
-    ratio_event_beta,
-    composite_risk_bound,
-    composite_high_probability_bound,
-)
-from .derivations import label_shift_composition_residuals, lemma10_derivatives, theorem2_step2_residuals
-from .experiments import (
-    LABEL_SHIFT_METHODS,
-    LABEL_SHIFT_TERMS,
-    SUN_TABLE1_PAPER,
-    label_shift_risks,
-    sun_table1,
-    label_shift_curves,
-    target_sample_complexity,
-    label_shift_grid,
-    theorem2_check,
-    ratio_event_frequency,
-)
+from . import recalibration, bounds, derivations, experiments
+from .recalibration import *  # noqa: F401,F403
+from .bounds import *  # noqa: F401,F403
+from .derivations import *  # noqa: F401,F403
+from .experiments import *  # noqa: F401,F403
 
 __all__ = [
-    "prior_correction",
-    "cube_root_bins",
-    "CompositeRecalibrator",
-    "LabelShiftEstimators",
-    "fit_label_shift_estimators",
-    "prior_correction_lipschitz",
-    "ratio_event_sample_sizes",
-    "ratio_event_beta",
-    "composite_risk_bound",
-    "composite_high_probability_bound",
-    "label_shift_composition_residuals",
-    "lemma10_derivatives",
-    "theorem2_step2_residuals",
-    "LABEL_SHIFT_METHODS",
-    "LABEL_SHIFT_TERMS",
-    "SUN_TABLE1_PAPER",
-    "label_shift_risks",
-    "sun_table1",
-    "label_shift_curves",
-    "target_sample_complexity",
-    "label_shift_grid",
-    "theorem2_check",
-    "ratio_event_frequency",
+    *recalibration.__all__,
+    *bounds.__all__,
+    *derivations.__all__,
+    *experiments.__all__,
 ]

@@ -22,52 +22,19 @@ experiments
 
 from __future__ import annotations
 
-from .correction import as_simplex_rows, encode_labels, posterior_correction
-from .scaling import scale_probabilities, ScalingCalibrator, fit_scaling
-from .estimators import BBSEResult, MLLSResult, RLLSResult, bbse, mlls, mlls_log_likelihood, rlls
-from .bounds import bbse_error_bound
-from .derivations import (
-    bayes_correction_residuals,
-    moment_identity_residuals,
-    bbse_perturbation_residuals,
-    em_stationarity,
-    remark5_chain,
-)
-from .experiments import (
-    WEIGHT_METHODS,
-    MISCALIBRATION_METHODS,
-    REMARK5_METHODS,
-    label_shift_scenario,
-    weight_estimation_rates,
-    miscalibration_study,
-    remark5_rates,
-)
+from . import correction, scaling, estimators, bounds, derivations, experiments
+from .correction import *  # noqa: F401,F403
+from .scaling import *  # noqa: F401,F403
+from .estimators import *  # noqa: F401,F403
+from .bounds import *  # noqa: F401,F403
+from .derivations import *  # noqa: F401,F403
+from .experiments import *  # noqa: F401,F403
 
 __all__ = [
-    "as_simplex_rows",
-    "encode_labels",
-    "posterior_correction",
-    "scale_probabilities",
-    "ScalingCalibrator",
-    "fit_scaling",
-    "BBSEResult",
-    "MLLSResult",
-    "RLLSResult",
-    "bbse",
-    "mlls",
-    "mlls_log_likelihood",
-    "rlls",
-    "bbse_error_bound",
-    "bayes_correction_residuals",
-    "moment_identity_residuals",
-    "bbse_perturbation_residuals",
-    "em_stationarity",
-    "remark5_chain",
-    "WEIGHT_METHODS",
-    "MISCALIBRATION_METHODS",
-    "REMARK5_METHODS",
-    "label_shift_scenario",
-    "weight_estimation_rates",
-    "miscalibration_study",
-    "remark5_rates",
+    *correction.__all__,
+    *scaling.__all__,
+    *estimators.__all__,
+    *bounds.__all__,
+    *derivations.__all__,
+    *experiments.__all__,
 ]

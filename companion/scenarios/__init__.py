@@ -18,15 +18,13 @@ rating_scale
 
 from __future__ import annotations
 
-from .gaussian_mixture import GaussianMixture, PopulationDecomposition
-from .label_shift import GaussianLabelShift, two_class_gaussian, three_class_gaussian
-from .rating_scale import RatingScaleExample
+from . import gaussian_mixture, label_shift, rating_scale
+from .gaussian_mixture import *  # noqa: F401,F403
+from .label_shift import *  # noqa: F401,F403
+from .rating_scale import *  # noqa: F401,F403
 
 __all__ = [
-    "GaussianMixture",
-    "PopulationDecomposition",
-    "GaussianLabelShift",
-    "two_class_gaussian",
-    "three_class_gaussian",
-    "RatingScaleExample",
+    *gaussian_mixture.__all__,
+    *label_shift.__all__,
+    *rating_scale.__all__,
 ]

@@ -19,83 +19,17 @@ experiments
 
 from __future__ import annotations
 
-from .auc import empirical_distribution, midpoint_cdf, implied_auc, conditional_auc
-from .recalibration import InfeasibleSystemError, Recalibrated, capped_scaling, label_shift, fjs
-from .qmm import (
-    platt,
-    cspd,
-    cspd_auc_profile,
-    cspd_quantify,
-    ROC_QMM_ITERATIONS,
-    roc_qmm,
-    roc_qmm_trace,
-    roc_qmm_jacobian,
-    two_param_qmm,
-)
-from .derivations import (
-    implied_auc_residual,
-    jensen_bounds_derivation,
-    binormal_auc_derivation,
-    binormal_posterior_residual,
-)
-from .experiments import (
-    TASCHE_TABLE1_PAPER,
-    QMM_METHODS,
-    Table1Row,
-    AucSums,
-    RocConvergence,
-    LiteralOutcome,
-    tasche_recalibrations,
-    tasche_table1,
-    tasche_figure1,
-    tasche_figure2,
-    eq13_as_printed,
-    table1_auc_sums,
-    roc_qmm_convergence,
-    literal_iteration_study,
-    auc_sensitivity,
-    remark1_quantification,
-    sampled_table1,
-)
+from . import auc, recalibration, qmm, derivations, experiments
+from .auc import *  # noqa: F401,F403
+from .recalibration import *  # noqa: F401,F403
+from .qmm import *  # noqa: F401,F403
+from .derivations import *  # noqa: F401,F403
+from .experiments import *  # noqa: F401,F403
 
 __all__ = [
-    "empirical_distribution",
-    "midpoint_cdf",
-    "implied_auc",
-    "conditional_auc",
-    "InfeasibleSystemError",
-    "Recalibrated",
-    "capped_scaling",
-    "label_shift",
-    "fjs",
-    "platt",
-    "cspd",
-    "cspd_auc_profile",
-    "cspd_quantify",
-    "ROC_QMM_ITERATIONS",
-    "roc_qmm",
-    "roc_qmm_trace",
-    "roc_qmm_jacobian",
-    "two_param_qmm",
-    "implied_auc_residual",
-    "jensen_bounds_derivation",
-    "binormal_auc_derivation",
-    "binormal_posterior_residual",
-    "TASCHE_TABLE1_PAPER",
-    "QMM_METHODS",
-    "Table1Row",
-    "AucSums",
-    "RocConvergence",
-    "LiteralOutcome",
-    "tasche_recalibrations",
-    "tasche_table1",
-    "tasche_figure1",
-    "tasche_figure2",
-    "eq13_as_printed",
-    "table1_auc_sums",
-    "roc_qmm_convergence",
-    "literal_iteration_study",
-    "auc_sensitivity",
-    "remark1_quantification",
-    "sampled_table1",
+    *auc.__all__,
+    *recalibration.__all__,
+    *qmm.__all__,
+    *derivations.__all__,
+    *experiments.__all__,
 ]

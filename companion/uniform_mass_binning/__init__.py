@@ -19,61 +19,15 @@ experiments
 
 from __future__ import annotations
 
-from .grid import UniformMassGrid, uniform_mass_grid
-from .bounds import (
-    LEMMA3_CONSTANT,
-    umb_calibration_bound,
-    umb_sharpness_bound,
-    umb_risk_bound,
-    umb_sample_size,
-    umb_zeta,
-    optimal_n_bins,
-    theorem1_optimal_n_bins,
-)
-from .derivations import (
-    BinwiseIdentity,
-    binwise_pooling_identity,
-    ZetaOptimum,
-    umb_zeta_optimum,
-    uniform_bins_sharpness,
-)
-from .experiments import (
-    FIGURE1_N_VALUES,
-    FIGURE1_N_BINS,
-    RISK_TERMS,
-    umb_risk_grid,
-    umb_binwise_risks,
-    umb_figure_summary,
-    umb_a3_regime_start,
-    umb_bin_statistics,
-    umb_balance_probability_bounds,
-    umb_lemma_frequencies,
-)
+from . import grid, bounds, derivations, experiments
+from .grid import *  # noqa: F401,F403
+from .bounds import *  # noqa: F401,F403
+from .derivations import *  # noqa: F401,F403
+from .experiments import *  # noqa: F401,F403
 
 __all__ = [
-    "UniformMassGrid",
-    "uniform_mass_grid",
-    "LEMMA3_CONSTANT",
-    "umb_calibration_bound",
-    "umb_sharpness_bound",
-    "umb_risk_bound",
-    "umb_sample_size",
-    "umb_zeta",
-    "optimal_n_bins",
-    "theorem1_optimal_n_bins",
-    "BinwiseIdentity",
-    "binwise_pooling_identity",
-    "ZetaOptimum",
-    "umb_zeta_optimum",
-    "uniform_bins_sharpness",
-    "FIGURE1_N_VALUES",
-    "FIGURE1_N_BINS",
-    "RISK_TERMS",
-    "umb_risk_grid",
-    "umb_binwise_risks",
-    "umb_figure_summary",
-    "umb_a3_regime_start",
-    "umb_bin_statistics",
-    "umb_balance_probability_bounds",
-    "umb_lemma_frequencies",
+    *grid.__all__,
+    *bounds.__all__,
+    *derivations.__all__,
+    *experiments.__all__,
 ]
