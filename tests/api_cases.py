@@ -691,22 +691,22 @@ CASES["conformal_label_shift.scores.conformal_scores"].kinds["u"] = free("u=None
 reg("conformal_label_shift.scores.true_label_scores", dict(scores=SC, y=Y3), dict(scores=array(ndim=2, length=True, skip=("wrong_ndim",)), y=labels()))
 reg("conformal_label_shift.scores.conformal_rank", dict(n=20, alpha=0.1), dict(n=integer(), alpha=P01))
 reg("conformal_label_shift.scores.exact_level", dict(alpha=0.1), dict(alpha=P01))
-reg("conformal_label_shift.prediction_sets.split_threshold", dict(cal_scores=SC[:, 0], alpha=0.1), dict(cal_scores=array(skip=("wrong_ndim",)), alpha=P01))  # (..., n)
-reg("conformal_label_shift.prediction_sets.weighted_masses", dict(y_cal=Y3, weights=WEIGHTS3, y=0),
+reg("conformal_label_shift.thresholds.split_threshold", dict(cal_scores=SC[:, 0], alpha=0.1), dict(cal_scores=array(skip=("wrong_ndim",)), alpha=P01))  # (..., n)
+reg("conformal_label_shift.thresholds.weighted_masses", dict(y_cal=Y3, weights=WEIGHTS3, y=0),
     dict(y_cal=labels(length=False), weights=array(out=(("entry_neg", [-1.0, 1.0, 1.0]),)), y=integer(minimum=0, out=(3,))))
-reg("conformal_label_shift.prediction_sets.weighted_thresholds", dict(cal_scores=SC[:, 0], y_cal=Y3, weights=WEIGHTS3, alpha=0.1),
+reg("conformal_label_shift.thresholds.weighted_thresholds", dict(cal_scores=SC[:, 0], y_cal=Y3, weights=WEIGHTS3, alpha=0.1),
     dict(cal_scores=array(length=True), y_cal=labels(), weights=array(out=(("entry_neg", [-1.0, 1.0, 1.0]),)), alpha=P01))
-reg("conformal_label_shift.prediction_sets.label_conditional_thresholds", dict(cal_scores=SC[:, 0], y_cal=Y3, alpha=0.1),
+reg("conformal_label_shift.thresholds.label_conditional_thresholds", dict(cal_scores=SC[:, 0], y_cal=Y3, alpha=0.1),
     dict(cal_scores=array(length=True), y_cal=labels(), alpha=P01, n_classes=integer(minimum=1, skip=("None",))))
-reg("conformal_label_shift.prediction_sets.prediction_sets", dict(test_scores=SC, thresholds=np.array([0.5, 0.6, 0.7])),
+reg("conformal_label_shift.thresholds.prediction_sets", dict(test_scores=SC, thresholds=np.array([0.5, 0.6, 0.7])),
     dict(test_scores=array(ndim=2), thresholds=array(length=True), include_top=boolean(),
          probs=free("probs=None unless include_top; checked with include_top in its own case")))
-reg("conformal_label_shift.prediction_sets.oracle_sets", dict(probs=PROBS3, alpha=0.1),
+reg("conformal_label_shift.thresholds.oracle_sets", dict(probs=PROBS3, alpha=0.1),
     dict(probs=ROWS, alpha=P01, randomized=boolean(), rng=rng(), u=free("u=None draws uniforms"), break_ties=boolean()))
-reg("conformal_label_shift.prediction_sets.Coverage", dict(marginal=0.9, per_class=np.array([0.9, 0.9]), mean_size=1.2),
+reg("conformal_label_shift.thresholds.Coverage", dict(marginal=0.9, per_class=np.array([0.9, 0.9]), mean_size=1.2),
     dict(marginal=REC, per_class=REC, mean_size=REC))
-reg("conformal_label_shift.prediction_sets.coverage", dict(sets=SC > 0.3, y=Y3), dict(sets=free("boolean sets; see set_sizes"), y=labels()))
-reg("conformal_label_shift.prediction_sets.set_sizes", dict(sets=SC > 0.3), dict(sets=obj()))
+reg("conformal_label_shift.thresholds.coverage", dict(sets=SC > 0.3, y=Y3), dict(sets=free("boolean sets; see set_sizes"), y=labels()))
+reg("conformal_label_shift.thresholds.set_sizes", dict(sets=SC > 0.3), dict(sets=obj()))
 
 # --- display -----------------------------------------------------------------
 reg("display.Typeset", dict(rows=[("caption", ("x", 0))]), dict(rows=obj()), valid_variants=False)

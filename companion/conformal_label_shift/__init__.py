@@ -6,7 +6,7 @@ Modules
 -------
 scores
     Exact levels and ranks, the conformity scores (randomised and not).
-prediction_sets
+thresholds
     Split, weighted and label-conditional thresholds, oracle sets, prediction sets and coverage.
 derivations
     SymPy checks of the weighted quantile, the label-shift weights and the split coverage.
@@ -18,16 +18,16 @@ guarantee_checks
 
 from __future__ import annotations
 
-from . import scores, prediction_sets, derivations, experiments, guarantee_checks
+from . import scores, thresholds, derivations, experiments, guarantee_checks
 from .scores import *  # noqa: F401,F403
-from .prediction_sets import *  # noqa: F401,F403
+from .thresholds import *  # noqa: F401,F403
 from .derivations import *  # noqa: F401,F403
 from .experiments import *  # noqa: F401,F403
 from .guarantee_checks import *  # noqa: F401,F403
 
 __all__ = [
     *scores.__all__,
-    *prediction_sets.__all__,
+    *thresholds.__all__,
     *derivations.__all__,
     *experiments.__all__,
     *guarantee_checks.__all__,

@@ -33,7 +33,7 @@ from .._checks import as_real_array, as_rng, check_int, check_nonempty, check_op
 from .._memo import memoised
 from ..label_shift_weights import bbse
 from ..scenarios import three_class_gaussian, two_class_gaussian
-from .prediction_sets import (
+from .thresholds import (
     coverage,
     label_conditional_thresholds,
     oracle_sets,

@@ -22,7 +22,7 @@ from .._checks import as_real_array, as_rng, check_int, check_open_unit
 from .._memo import memoised
 from ..scenarios import three_class_gaussian
 from .experiments import _chunks, _int_list
-from .prediction_sets import (
+from .thresholds import (
     coverage,
     label_conditional_thresholds,
     prediction_sets,
@@ -57,7 +57,7 @@ def coverage_guarantee_check(n_sims: int = 4000, n_cal: int = 24, n_test: int = 
       decimal priors); ``exact`` averages it over ``n_sims`` draws, with
       standard error ``exact_se``.  It needs no threshold and no test set, so
       it checks :func:`~companion.conformal_label_shift.weighted_thresholds` and
-      :func:`~companion.conformal_label_shift.prediction_sets` independently.
+      :func:`~companion.conformal_label_shift.thresholds` independently.
     * ``label_conditional``: source calibration of ``n_cal_lc`` points,
       target test, per class; exact value
       :math:`\mathbb E[\lceil(1-\alpha)(N_y+1)\rceil/(N_y+1)]`,
