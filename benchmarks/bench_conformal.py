@@ -24,6 +24,7 @@ import time
 import numpy as np
 
 from companion.conformal_label_shift import (
+    conformal_figure1,
     conformal_scores,
     coverage,
     prediction_sets,
@@ -31,7 +32,6 @@ from companion.conformal_label_shift import (
     true_label_scores,
     weighted_thresholds,
 )
-from companion.conformal_label_shift import conformal_figure1
 from companion.label_shift_weights import bbse
 from companion.scenarios import three_class_gaussian
 

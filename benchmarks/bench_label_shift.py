@@ -22,12 +22,12 @@ import time
 import numpy as np
 
 from companion.label_shift_recalibration import (
+    fit_label_shift_estimators,
     label_shift_grid,
     label_shift_risks,
     sun_table1,
     target_sample_complexity,
 )
-from companion.label_shift_recalibration import fit_label_shift_estimators
 from companion.scenarios import GaussianMixture
 
 

@@ -24,8 +24,14 @@ import time
 import numpy as np
 
 from companion.binning_label_shift import theorem3_coverage
-from companion.label_shift_weights import miscalibration_study, weight_estimation_rates
-from companion.label_shift_weights import bbse, mlls, rlls, scale_probabilities
+from companion.label_shift_weights import (
+    bbse,
+    miscalibration_study,
+    mlls,
+    rlls,
+    scale_probabilities,
+    weight_estimation_rates,
+)
 from companion.scenarios import three_class_gaussian
 
 N_VALUES = (500, 1_000, 3_000, 10_000)

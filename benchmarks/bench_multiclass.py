@@ -24,12 +24,13 @@ import time
 import numpy as np
 
 from companion.multiclass_lp import (
+    LpCalibrator,
     book_multiclass_scenario,
     exact_trajectory,
     lp_error_grid,
     method_comparison,
+    project_to_simplex,
 )
-from companion.multiclass_lp import LpCalibrator, project_to_simplex
 
 
 def naive_fit(probs: np.ndarray, y: np.ndarray, lam: float, threshold: float):

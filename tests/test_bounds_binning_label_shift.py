@@ -16,8 +16,7 @@ from companion.binning_label_shift import (
     multiclass_binning_epsilon,
     weight_condition_number,
 )
-from companion.label_shift_weights import bbse_error_bound
-from companion.label_shift_weights import bbse, posterior_correction
+from companion.label_shift_weights import bbse, bbse_error_bound, posterior_correction
 from companion.scenarios import two_class_gaussian
 
 

@@ -6,17 +6,18 @@ from scipy.integrate import quad
 from scipy.stats import beta as beta_law
 
 from companion.calibration_sharpness import UniformMassBinning
-from companion.uniform_mass_binning import LEMMA3_CONSTANT, umb_calibration_bound
+from companion.scenarios import GaussianMixture
 from companion.uniform_mass_binning import (
+    LEMMA3_CONSTANT,
     umb_a3_regime_start,
     umb_balance_probability_bounds,
     umb_bin_statistics,
     umb_binwise_risks,
+    umb_calibration_bound,
     umb_figure_summary,
     umb_lemma_frequencies,
     umb_risk_grid,
 )
-from companion.scenarios import GaussianMixture
 
 
 def mixture_integrals(prior, mu, z_lo, z_hi):

@@ -4,13 +4,13 @@ import numpy as np
 import pytest
 
 from companion.binning_label_shift import (
+    LogRatioGridPartition,
     podkopaev_figure2,
     podkopaev_figure7,
     scenario_partition,
     theorem3_coverage,
     theorem4_check,
 )
-from companion.binning_label_shift import LogRatioGridPartition
 from companion.scenarios import three_class_gaussian
 
 

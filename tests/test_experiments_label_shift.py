@@ -16,12 +16,12 @@ from companion.label_shift_recalibration import (
     label_shift_curves,
     label_shift_grid,
     label_shift_risks,
+    prior_correction,
     ratio_event_frequency,
     sun_table1,
     target_sample_complexity,
     theorem2_check,
 )
-from companion.label_shift_recalibration import prior_correction
 from companion.scenarios import GaussianMixture
 
 SRC, TGT, LS, COMP = (LABEL_SHIFT_METHODS.index(m) for m in ("source", "target", "label_shift", "composite"))

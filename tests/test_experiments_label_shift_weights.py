@@ -4,10 +4,9 @@ import numpy as np
 import pytest
 from scipy.stats import binom
 
-from companion.label_shift_weights import miscalibration_study, remark5_rates, weight_estimation_rates
-from companion.scenarios import GaussianMixture
-from companion.label_shift_weights import mlls
+from companion.label_shift_weights import miscalibration_study, mlls, remark5_rates, weight_estimation_rates
 from companion.label_shift_weights.estimators import _em
+from companion.scenarios import GaussianMixture
 
 
 def test_grouped_em_equals_em_on_the_expanded_sample():

@@ -3,23 +3,24 @@
 import numpy as np
 import pytest
 
-from companion.multiclass_lp import lemma14_bound
 from companion.multiclass_lp import (
     MULTICLASS_CONFIGS,
     bernoulli_test_size,
-    full_version_demo,
     book_multiclass_scenario,
     exact_trajectory,
-    level_sets_visited,
-    lp_error_grid,
+    full_version_demo,
+    grid_size,
+    lemma14_bound,
+    level_set_count,
     level_set_mass_check,
+    level_sets_visited,
     light_level_sets_check,
+    lp_error_grid,
     lp_rate_summary,
     method_comparison,
     squared_error_vs_lam,
     two_worlds_demo,
 )
-from companion.multiclass_lp import grid_size, level_set_count
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from companion.multiclass_lp import lemma13_iteration_bound, lemma14_bound, squared_error_excess_bound
 from companion.multiclass_lp import (
     ClasswiseBinning,
     LpCalibrator,
@@ -22,6 +21,8 @@ from companion.multiclass_lp import (
     classwise_ece,
     enumerate_level_sets,
     grid_size,
+    lemma13_iteration_bound,
+    lemma14_bound,
     level_set_count,
     level_set_count_bound,
     level_set_counts,
@@ -34,6 +35,7 @@ from companion.multiclass_lp import (
     project_to_simplex,
     rounding,
     squared_error,
+    squared_error_excess_bound,
     top_label_ece,
 )
 

@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from companion.multiclass_lp import level_set_count
 from companion.multiclass_lp import (
     group_squared_error_identity,
-    lemma8_constants,
     lemma11_constants,
+    lemma8_constants,
+    level_set_count,
     level_set_count_identity,
     patch_step_identity,
     same_level_set_change,

@@ -2,8 +2,8 @@
 
 Paper 001, section 3 and Appendices C-D.
 
-Modules
--------
+The modules, in reading order:
+
 canonical_binning
     Partitions of the simplex, canonical binning and its label-shift corrected version.
 bounds

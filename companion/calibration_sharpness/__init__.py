@@ -4,8 +4,8 @@ Paper 000, sections 2-3: the decomposition of the mean squared error into calibr
 sharpness (eq. (2)), the recalibration risk (Proposition 1), reliability curves, and the
 histogram-binning recalibrators whose risks the chapter computes (later chapters reuse them).
 
-Modules
--------
+The modules, in reading order:
+
 metrics
     Empirical MSE decomposition, calibration, sharpness and recalibration risks, reliability curves.
 binning

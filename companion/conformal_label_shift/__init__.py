@@ -2,8 +2,8 @@
 
 Paper 001, section 2 and Appendix B.
 
-Modules
--------
+The modules, in reading order:
+
 scores
     Exact levels and ranks, the conformity scores (randomised and not).
 thresholds

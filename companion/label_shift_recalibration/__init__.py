@@ -3,8 +3,8 @@
 Paper 000, section 5 and Appendices C-E.2: the prior correction g, the composite estimator,
 Theorem 2 and the Chernoff ratio bounds of Corollary 9.
 
-Modules
--------
+The modules, in reading order:
+
 recalibration
     The prior correction, the composite recalibrator and the four estimators of Table 1.
 bounds

@@ -3,8 +3,8 @@
 Paper 001, eq. (16) and Appendix A; paper 000, Remark 5.  The Gaussian scenarios the chapter
 uses are on the ground floor (:mod:`companion.scenarios`).
 
-Modules
--------
+The modules, in reading order:
+
 correction
     Label encoding, simplex rows and the Bayes correction of the posterior (eq. (16)).
 scaling

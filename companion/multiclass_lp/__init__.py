@@ -3,8 +3,8 @@
 Paper 002 (Bairaktari and Nguyen), as reconstructed in the book: level sets of the simplex,
 the l_p calibration error, the calibration algorithm (Algorithm 2) and its guarantees.
 
-Modules
--------
+The modules, in reading order:
+
 level_sets
     Rounding to the grid, level sets and their integer keys, canonical distributions, the
     projection onto the simplex.

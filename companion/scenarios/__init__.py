@@ -4,8 +4,8 @@ Each scenario draws samples with a seeded generator and knows its own population
 quantities (optimal recalibration, risks, posteriors under source and target) by closed
 forms or high-order quadrature, so every simulation in the book has an exact target.
 
-Modules
--------
+The modules, in reading order:
+
 gaussian_mixture
     The one-dimensional Gaussian mixture with the sigmoid forecaster of paper 000, and the
     population risks of recalibration maps under it.

@@ -3,8 +3,8 @@
 Paper 003 (Tasche): recalibration without target labels, by scaling, FJS, CSPD and quasi
 moment matching.
 
-Modules
--------
+The modules, in reading order:
+
 auc
     Empirical distributions, mid-point CDFs, conditional and implied AUC (eq. (13)).
 recalibration

@@ -5,8 +5,8 @@ eqs. (10)-(12), and the reproduction of Figures 1-2.  The estimator itself,
 :class:`~companion.calibration_sharpness.UniformMassBinning` (Definition 6), is in the package of
 the first chapter, which already uses it as an example map.
 
-Modules
--------
+The modules, in reading order:
+
 grid
     Risks of uniform-mass binning for many bin counts from one sort of the sample.
 bounds
