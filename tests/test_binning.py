@@ -1,4 +1,4 @@
-"""Uniform-mass and equal-width binning (Chapter 2) against direct computations."""
+"""Uniform-mass and equal-width binning (def-umb, eq. (9)) against direct computations."""
 
 import numpy as np
 import pytest
@@ -109,3 +109,54 @@ def test_bad_input():
         uniform_mass_grid(z, y, [2, 0])
     with pytest.raises(ValueError, match="n_bins_values"):
         uniform_mass_grid(z, y, [])
+
+
+# ---------------------------------------------------------------------------
+# The lookup-table bin search against numpy's binary search
+# ---------------------------------------------------------------------------
+
+
+BIN_INDEX_CASES = ["uniform", "ties", "on_edges", "skewed", "one_edge", "no_edge", "next_to_cells"]
+
+
+@pytest.mark.parametrize("case", BIN_INDEX_CASES)
+def test_bin_index_is_searchsorted(case):
+    from companion.calibration_sharpness.binning import _bin_index
+
+    rng = np.random.default_rng(BIN_INDEX_CASES.index(case))
+    z = rng.random(20_000)
+    inner = np.sort(rng.choice(z, 99, replace=False))
+    if case == "ties":
+        z = np.round(z, 2)
+        inner = np.sort(np.round(inner, 2))  # repeated edges, and points equal to them
+    elif case == "on_edges":
+        z = np.concatenate((z, inner, np.nextafter(inner, 0.0), np.nextafter(inner, 1.0), [0.0, 1.0]))
+    elif case == "skewed":
+        z = rng.beta(0.05, 5.0, size=20_000)  # piled up near 0: many edges per cell, the binary search is used
+        inner = np.sort(z)[(z.size * np.arange(1, 100)) // 100 - 1]
+    elif case == "one_edge":
+        inner = np.array([0.5])
+        z = np.concatenate((z, [0.5, np.nextafter(0.5, 0.0), np.nextafter(0.5, 1.0)]))
+    elif case == "no_edge":
+        inner = np.array([])
+    elif case == "next_to_cells":
+        cells = 4 * (inner.size + 1)
+        grid = np.arange(cells + 1) / cells
+        z = np.clip(np.concatenate((grid, np.nextafter(grid, 0.0), np.nextafter(grid, 1.0))), 0.0, 1.0)
+        inner = np.sort(np.concatenate((inner[:-3], grid[[5, 100, 300]])))  # edges on cell boundaries too
+    assert np.array_equal(_bin_index(z, inner), np.searchsorted(inner, z, side="left")), case
+
+
+def test_fit_without_a_sort_matches_the_sorted_fit():
+    """The partition-based fit gives the edges, counts and means of the sort-based statistics of Definition 6."""
+    from companion.calibration_sharpness.binning import _bin_statistics, _sorted_sample, _uniform_mass_edges
+
+    rng = np.random.default_rng(3)
+    for z in (rng.random(5_001), np.round(rng.random(5_001), 2)):
+        y = (rng.random(z.size) < z).astype(int)
+        fit = UniformMassBinning(40).fit(z, y)
+        z_sorted, ones_sorted = _sorted_sample(z, y)
+        edges = _uniform_mass_edges(z_sorted, 40)
+        counts, values = _bin_statistics(z_sorted, ones_sorted, edges)
+        assert np.array_equal(fit.edges_, edges) and np.array_equal(fit.counts_, counts)
+        assert np.array_equal(fit.values_, values)

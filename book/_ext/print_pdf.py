@@ -217,6 +217,8 @@ _SCALE_JS = r"""
     // Inline math moves to a line of its own (inline-block) and is set smaller only if still too wide.
     if (row.kind === 'inline math') el.style.setProperty('display', 'inline-block', 'important');
     const factor = Math.min(1, Math.floor(100 * (row.available - row.eqno - tolerance) / (row.natural - row.eqno)) / 100);
+    // no room at all: the formula sits in a table cell squeezed by its table, which is zoomed itself
+    if (factor <= 0) continue;
     if (el.tagName === 'TABLE') el.style.setProperty('zoom', String(factor));
     else el.style.setProperty('font-size', (parseFloat(getComputedStyle(el).fontSize) * factor) + 'px', 'important');
     scaled.push([index, factor]);

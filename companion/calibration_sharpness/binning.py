@@ -19,7 +19,40 @@ def bin_indices(z, edges) -> np.ndarray:
     """Index of the bin of each forecast: 0 for ``[u_0, u_1]``, b for ``(u_b, u_{b+1}]``."""
     z = as_probabilities(z, "z")
     edges = as_edges(edges)
-    return np.searchsorted(edges[1:-1], z, side="left")
+    return _bin_index(z, edges[1:-1])
+
+
+#: Cells per interior edge of the lookup table of :func:`_bin_index`, and the most edges one cell may hold.
+_CELLS_PER_EDGE, _MAX_EDGES_PER_CELL = 4, 6
+
+
+def _bin_index(z: np.ndarray, inner: np.ndarray) -> np.ndarray:
+    """``np.searchsorted(inner, z, side="left")`` for validated ``z`` in [0, 1] and sorted interior edges ``inner``.
+
+    A binary search per point costs ``log2 B`` unpredictable branches.  Here
+    [0, 1] is cut into ``4 (B - 1)`` equal cells; a table gives, for each
+    cell, how many edges lie below it, and each point then only compares
+    itself with the few edges inside its cell, in vectorized passes.  When
+    some cell holds more than a few edges (scores piled up in a narrow
+    range), the binary search is used.  Both give the same indices (tests
+    compare them, ties and values on the edges included).
+    """
+    m = inner.size
+    n_cells = _CELLS_PER_EDGE * (m + 1)
+    below = np.searchsorted(inner, np.arange(n_cells + 1) / n_cells, side="left")
+    spread = int(np.max(np.diff(below)))
+    if m == 0 or spread > _MAX_EDGES_PER_CELL:
+        return np.searchsorted(inner, z, side="left")
+    cell = (z * n_cells).astype(np.intp)
+    np.minimum(cell, n_cells - 1, out=cell)
+    lo, hi = below[cell], below[cell + 1]
+    index = lo.copy()
+    for j in range(spread):
+        index += (lo + j < hi) & (inner[np.minimum(lo + j, m - 1)] < z)
+    # z * n_cells is rounded, so a point next to a cell boundary may be placed one cell off: one step each way
+    index -= (index > 0) & (inner[np.maximum(index - 1, 0)] >= z)
+    index += (index < m) & (inner[np.minimum(index, m - 1)] < z)
+    return index
 
 
 #: Largest ``n_bins`` of :func:`equal_width_edges`, which has no sample to bound it (the edges take 8 bytes each).
@@ -49,11 +82,14 @@ def _sorted_sample(z, y) -> tuple[np.ndarray, np.ndarray]:
     return np.sort(z), np.sort(z[y == 1])
 
 
+def _uniform_mass_ranks(n: int, n_bins: int) -> np.ndarray:
+    """The (1-based) ranks ``floor(n b / B)``, ``b = 1, ..., B - 1``, of the interior edges of Definition 6."""
+    return (n * np.arange(1, n_bins, dtype=np.int64)) // n_bins
+
+
 def _uniform_mass_edges(z_sorted: np.ndarray, n_bins: int) -> np.ndarray:
     """Edges of Definition 6 from sorted scores: ``u_0 = 0``, ``u_b = z_(floor(n b / B))``, ``u_B = 1``."""
-    n = z_sorted.size
-    ranks = (n * np.arange(1, n_bins, dtype=np.int64)) // n_bins
-    return np.concatenate(([0.0], z_sorted[ranks - 1], [1.0]))
+    return np.concatenate(([0.0], z_sorted[_uniform_mass_ranks(z_sorted.size, n_bins) - 1], [1.0]))
 
 
 def _bin_statistics(z_sorted: np.ndarray, ones_sorted: np.ndarray, edges: np.ndarray):
@@ -67,13 +103,18 @@ def _bin_statistics(z_sorted: np.ndarray, ones_sorted: np.ndarray, edges: np.nda
     ones_below = np.searchsorted(ones_sorted, edges[1:-1], side="right")
     counts = np.diff(np.concatenate(([0], below, [z_sorted.size])))
     ones = np.diff(np.concatenate(([0], ones_below, [ones_sorted.size])))
+    _check_no_empty_bin(counts, edges)
+    return counts, ones / counts
+
+
+def _check_no_empty_bin(counts: np.ndarray, edges: np.ndarray) -> None:
+    """A ValueError naming the first empty bin: eq. (9) has no mean there."""
     if np.any(counts == 0):
         empty = int(np.flatnonzero(counts == 0)[0])
         raise ValueError(
             f"bin {empty} (edges {edges[empty]:.6g}, {edges[empty + 1]:.6g}) contains no sample point, "
             "so its mean (eq. (9)) is undefined; use fewer bins or data without tied scores"
         )
-    return counts, ones / counts
 
 
 def _check_enough_samples(n: int, n_bins: int) -> None:
@@ -84,14 +125,16 @@ def _check_enough_samples(n: int, n_bins: int) -> None:
 class _HistogramBinning:
     """Shared fit/predict of histogram-binning recalibrators (eq. (9)).
 
-    Subclasses only choose the edges, through ``_edges(z_sorted)`` which
-    receives the sorted forecasts.
+    Subclasses only choose the edges, through ``_edges(z)`` which receives the
+    validated forecasts.  Fitting validates once and never sorts the sample:
+    each point's bin is one ``searchsorted`` in the ``B - 1`` interior edges
+    and the counts and class-1 counts are two ``bincount`` passes.
     """
 
     def __init__(self, n_bins: int):
         self.n_bins = check_int(n_bins, "n_bins", minimum=1)
 
-    def _edges(self, z_sorted: np.ndarray) -> np.ndarray:
+    def _edges(self, z: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
     def fit(self, z, y):
@@ -101,10 +144,16 @@ class _HistogramBinning:
         means, eq. (9)) and ``counts_`` (sample points per bin).  Raises
         ``ValueError`` for fewer than ``2 * n_bins`` samples or an empty bin.
         """
-        z_sorted, ones_sorted = _sorted_sample(z, y)
-        _check_enough_samples(z_sorted.size, self.n_bins)
-        edges = self._edges(z_sorted)
-        self.counts_, self.values_ = _bin_statistics(z_sorted, ones_sorted, edges)
+        z = as_probabilities(z, "z")
+        y = as_labels(y, "y")
+        check_same_length(z=z, y=y)
+        _check_enough_samples(z.size, self.n_bins)
+        edges = self._edges(z)
+        bins = _bin_index(z, edges[1:-1])  # the convention of bin_indices
+        counts = np.bincount(bins, minlength=self.n_bins)
+        _check_no_empty_bin(counts, edges)
+        self.counts_ = counts
+        self.values_ = np.bincount(bins, weights=y, minlength=self.n_bins) / counts
         self.edges_ = edges
         return self
 
@@ -112,7 +161,8 @@ class _HistogramBinning:
         """Recalibrated forecasts ``h(z)``: the mean label of the bin containing each ``z``."""
         if not hasattr(self, "values_"):
             raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit(z, y) first")
-        return self.values_[bin_indices(z, self.edges_)]
+        z = as_probabilities(z, "z")
+        return self.values_[_bin_index(z, self.edges_[1:-1])]
 
 
 class UniformMassBinning(_HistogramBinning):
@@ -124,12 +174,13 @@ class UniformMassBinning(_HistogramBinning):
     mean :math:`\hat\theta_I`.
     """
 
-    def _edges(self, z_sorted):
-        return _uniform_mass_edges(z_sorted, self.n_bins)
+    def _edges(self, z):
+        ranks = _uniform_mass_ranks(z.size, self.n_bins)
+        return np.concatenate(([0.0], np.partition(z, ranks - 1)[ranks - 1], [1.0]))  # B - 1 order statistics, no sort
 
 
 class EqualWidthBinning(_HistogramBinning):
     """Equal-width histogram binning with edges ``0, 1/B, ..., 1`` (same interface)."""
 
-    def _edges(self, z_sorted):
+    def _edges(self, z):
         return equal_width_edges(self.n_bins)

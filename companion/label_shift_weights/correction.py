@@ -32,12 +32,12 @@ def as_simplex_rows(probs, name: str, *, atol: float = SIMPLEX_ATOL) -> np.ndarr
     arr = as_real_array(probs, name, ndim=2)
     if arr.shape[1] < 2:
         raise ValueError(f"{name} must have at least two columns (one per class), got shape {arr.shape}")
-    if np.any((arr < 0.0) | (arr > 1.0)):
+    if not (arr.min() >= 0.0 and arr.max() <= 1.0):  # finite already: two reductions check the range
         raise ValueError(f"{name} must hold probabilities in [0, 1] (rows of the simplex)")
-    worst = float(np.max(np.abs(arr.sum(axis=1) - 1.0)))
-    if worst > atol:
-        row = int(np.argmax(np.abs(arr.sum(axis=1) - 1.0)))
-        raise ValueError(f"{name} must have rows summing to 1 (rows of the simplex); row {row} is off by {worst:.3g}")
+    off = np.abs(arr @ np.ones(arr.shape[1]) - 1.0)  # row sums by one matrix-vector product
+    row = int(np.argmax(off))
+    if off[row] > atol:
+        raise ValueError(f"{name} must have rows summing to 1 (rows of the simplex); row {row} is off by {off[row]:.3g}")
     return arr
 
 
@@ -66,6 +66,9 @@ def encode_labels(y, name: str, n_classes: int, classes=None) -> tuple[np.ndarra
     """
     n_classes = check_int(n_classes, "n_classes", minimum=2)
     y = _as_label_vector(y, name)
+    if classes is None and y.dtype.kind in "iu" and y.min() >= 0 and y.max() < n_classes:
+        # labels that are already the positions 0, ..., k-1: no sort, the labels are the codes
+        return y.astype(np.int64, copy=False), np.arange(n_classes)
     try:
         uniq, inverse = np.unique(y, return_inverse=True)
     except TypeError as exc:

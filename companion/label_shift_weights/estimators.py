@@ -115,8 +115,23 @@ def _moment_system(probs_source, y_source, probs_target, soft: bool, classes):
     codes, classes = encode_labels(y_source, "y_source", ps.shape[1], classes)
     _check_rows(ps, codes, "probs_source", "y_source")
     p_hat = _class_frequencies(codes, classes, "y_source")
-    confusion = _confusion(_features(ps, soft), np.eye(ps.shape[1])[codes])
-    return p_hat, classes, confusion, _features(pt, soft).mean(axis=0)
+    return p_hat, classes, _sample_confusion(ps, codes, soft), _target_means(pt, soft)
+
+
+def _sample_confusion(probs: np.ndarray, codes: np.ndarray, soft: bool) -> np.ndarray:
+    """:func:`_confusion` of one sample by counting: ``C[i, j] = mean(phi_i 1{Y = j})`` in O(n k), no one-hot matrix."""
+    n, k = probs.shape
+    if not soft:
+        cells = np.bincount(probs.argmax(axis=1) * k + codes, minlength=k * k)
+        return cells.reshape(k, k) / n
+    return np.stack([np.bincount(codes, weights=probs[:, i], minlength=k) for i in range(k)]) / n
+
+
+def _target_means(probs: np.ndarray, soft: bool) -> np.ndarray:
+    """Mean BBSE feature on the target sample: the mean probability row, or the predicted-class frequencies."""
+    if soft:
+        return probs.mean(axis=0)
+    return np.bincount(probs.argmax(axis=1), minlength=probs.shape[1]) / probs.shape[0]
 
 
 def bbse(probs_source, y_source, probs_target, *, soft: bool = False, classes=None,

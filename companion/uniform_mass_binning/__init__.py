@@ -15,19 +15,23 @@ derivations
     SymPy checks of the bin-wise decomposition, the bin-count rule and Remark 9.
 experiments
     Figures 1-2 at full scale and Monte Carlo checks of the lemmas.
+exact_sampling
+    Uniform-mass fits drawn from their exact law without drawing the sample (any ``n`` up to ``10**12``).
 """
 
 from __future__ import annotations
 
-from . import grid, bounds, derivations, experiments
+from . import grid, bounds, derivations, experiments, exact_sampling
 from .grid import *  # noqa: F401,F403
 from .bounds import *  # noqa: F401,F403
 from .derivations import *  # noqa: F401,F403
 from .experiments import *  # noqa: F401,F403
+from .exact_sampling import *  # noqa: F401,F403
 
 __all__ = [
     *grid.__all__,
     *bounds.__all__,
     *derivations.__all__,
     *experiments.__all__,
+    *exact_sampling.__all__,
 ]

@@ -144,10 +144,21 @@ def umb_binwise_risks(edges_list, values_list, prior: float = 0.5, mu: float = 2
             raise ValueError("edges_list entries must have one more entry than the matching values_list entries")
     n_maps = len(values)
     map_of_bin = np.repeat(np.arange(n_maps), [v.size for v in values])
-    v = np.concatenate(values)
     with np.errstate(divide="ignore"):
         x_lo = logit(np.concatenate([e[:-1] for e in edges]))
         x_hi = logit(np.concatenate([e[1:] for e in edges]))
+    risks = _closed_form_risks(scenario, x_lo, x_hi, np.concatenate(values), map_of_bin, n_maps)
+    return {key: risks[key] for key in ("cal_binwise", "sha_binwise", "sha_pooled", "tied_mass")}
+
+
+def _closed_form_risks(scenario: GaussianMixture, x_lo, x_hi, v, map_of_bin, n_maps: int) -> dict:
+    """Risks of the maps with bins ``(x_lo, x_hi]`` (logit scale) and values ``v``, all in closed form.
+
+    The keys of :func:`umb_binwise_risks`, and the pooled ``cal`` and ``mse``
+    (Definition 3 and the MSE, as in
+    :meth:`~companion.scenarios.GaussianMixture.population_risks_batch`).
+    ``map_of_bin[i]`` is the map of bin ``i``.
+    """
     mass, joint1 = _bin_masses(scenario, x_lo, x_hi)
     theta = np.divide(joint1, mass, out=np.zeros_like(mass), where=mass > 0)
     second_moment = scenario.expect(lambda x: scenario._posterior_x(x) ** 2)  # E[h*(Z)^2]
@@ -160,8 +171,11 @@ def umb_binwise_risks(edges_list, values_list, prior: float = 0.5, mu: float = 2
     map_of_group = np.empty(group_mass.size, dtype=np.int64)
     map_of_group[group] = map_of_bin
     pooled = np.divide(group_joint**2, group_mass, out=np.zeros_like(group_mass), where=group_mass > 0)
+    group_mean = np.divide(group_joint, group_mass, out=np.zeros_like(group_mass), where=group_mass > 0)
     tied = np.bincount(group)[group] > 1
     return {
+        "cal": np.bincount(map_of_bin, mass * (v - group_mean[group]) ** 2, n_maps),
+        "mse": np.bincount(map_of_bin, joint1 * (1.0 - v) ** 2 + (mass - joint1) * v**2, n_maps),
         "cal_binwise": np.bincount(map_of_bin, mass * (v - theta) ** 2, n_maps),
         "sha_binwise": second_moment - np.bincount(map_of_bin, mass * theta**2, n_maps),
         "sha_pooled": second_moment - np.bincount(map_of_group, pooled, n_maps),
