@@ -68,8 +68,11 @@ notebooks: $(STAMP)
 	  $(BIN)/jupyter nbconvert --to notebook --execute --inplace \
 	    --ExecutePreprocessor.timeout=600 "$$nb" || exit 1; done
 
+# Side-by-side timings (alternating, best of five) against floors, peers and baselines; writes
+# book/benchmarks.md. The peers (QuaPy, MAPIE, crepes) are optional and installed here only.
 benchmark: $(STAMP)
-	for b in benchmarks/bench_*.py; do $(BIN)/python "$$b" || exit 1; done
+	$(BIN)/python -m pip install --quiet -r benchmarks/requirements.txt
+	$(BIN)/python benchmarks/run_all.py
 
 clean:
 	rm -rf _build

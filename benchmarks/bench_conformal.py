@@ -1,25 +1,25 @@
-"""Wall time of the conformal thresholds and of the Figure 1 simulation (paper 001, section 2), against naive baselines.
+"""Conformal prediction sets (paper 001, section 2) against MAPIE and crepes, and against naive baselines.
 
-Book: chap-conformal-label-shift (fig-conf-figure1, def-conf-weighted).
+Book: chap-conformal-label-shift (def-conf-split, def-conf-weighted, def-conf-label-conditional,
+fig-conf-figure1).
 
 Run: ``.venv/bin/python benchmarks/bench_conformal.py``.
 
-* Weighted thresholds (eqs. (8)-(9)): :func:`companion.conformal_label_shift.weighted_thresholds`
-  sorts the calibration scores once, forms the cumulative weight from exact
-  per-class counts (so that ties are decided exactly, whatever the scale of
-  the weights) and finds all k thresholds by binary search,
-  O(n log n + n k).  The baseline is the
-  straightforward reading of eq. (8): for each candidate label, build the
-  masses, sort, and walk the sorted weights in a Python loop until the level
-  is reached, O(k n log n) plus a Python loop over the points.
-* Figure 1 (a)-(c): :func:`companion.conformal_label_shift.conformal_figure1` draws,
-  scores and thresholds 250 simulations per batch; the baseline runs the
-  same steps one simulation at a time.
+* Split conformal with the LAC score (threshold from the calibration scores,
+  then the sets of the test points) against MAPIE's
+  ``SplitConformalClassifier(conformity_score="lac")`` on the same
+  probabilities; label-conditional conformal against crepes'
+  ``ConformalClassifier`` with the labels as Mondrian categories.  The
+  libraries agree with the companion's sets except where their level
+  conventions differ (see the chapter's section on the two libraries).
+* Weighted thresholds (eqs. (8)-(9)): one sort and exact per-class counts,
+  against the straightforward reading of eq. (8), a Python loop over the
+  sorted points for each candidate label.
+* Figure 1 (a)-(c): the batched driver against the same steps one simulation
+  at a time.
 """
 
 from __future__ import annotations
-
-import time
 
 import numpy as np
 
@@ -27,6 +27,7 @@ from companion.conformal_label_shift import (
     conformal_figure1,
     conformal_scores,
     coverage,
+    label_conditional_thresholds,
     prediction_sets,
     split_threshold,
     true_label_scores,
@@ -34,6 +35,9 @@ from companion.conformal_label_shift import (
 )
 from companion.label_shift_weights import bbse
 from companion.scenarios import three_class_gaussian
+from harness import available, compare
+
+ALPHA = 0.1
 
 
 def naive_weighted_thresholds(scores, labels, weights, alpha):
@@ -52,7 +56,7 @@ def naive_weighted_thresholds(scores, labels, weights, alpha):
     return out
 
 
-def naive_figure1(n_sims, rng, n_cal=500, n_weights=1000, n_test=500, alpha=0.1):
+def naive_figure1(n_sims, rng, n_cal=500, n_weights=1000, n_test=500, alpha=ALPHA):
     sc = three_class_gaussian()
     cov = np.empty((n_sims, 3))
     for r in range(n_sims):
@@ -69,30 +73,82 @@ def naive_figure1(n_sims, rng, n_cal=500, n_weights=1000, n_test=500, alpha=0.1)
     return cov
 
 
-def timed(label: str, fn, repeat: int = 1) -> float:
-    start = time.perf_counter()
-    for _ in range(repeat):
-        fn()
-    elapsed = (time.perf_counter() - start) / repeat
-    print(f"{label:<66}{elapsed:10.4f} s")
-    return elapsed
+def _peers(k):
+    """MAPIE's split conformal and crepes' class-conditional conformal on given probabilities."""
+    from sklearn.base import BaseEstimator, ClassifierMixin
+
+    class Given(ClassifierMixin, BaseEstimator):
+        def __init__(self):
+            self.classes_ = np.arange(k)
+
+        def fit(self, X, y):
+            return self
+
+        def predict_proba(self, X):
+            return X
+
+        def predict(self, X):
+            return X.argmax(axis=1)
+
+    out = {}
+    if available("mapie"):
+        from mapie.classification import SplitConformalClassifier
+
+        def mapie_split(p_cal, y_cal, p_test):
+            m = SplitConformalClassifier(Given(), confidence_level=1 - ALPHA, conformity_score="lac", prefit=True)
+            return m.conformalize(p_cal, y_cal).predict_set(p_test)[1]
+
+        out["mapie"] = mapie_split
+    if available("crepes"):
+        from crepes import ConformalClassifier
+
+        def crepes_label_conditional(p_cal, y_cal, p_test):
+            """Label-conditional sets: the labels are the Mondrian categories, so label j is tested in category j."""
+            cc = ConformalClassifier().fit(1.0 - p_cal[np.arange(y_cal.size), y_cal], bins=y_cal)
+            n = p_test.shape[0]
+            return np.column_stack([cc.predict_set(1.0 - p_test[:, [j]], bins=np.full(n, j), confidence=1 - ALPHA,
+                                                   smoothing=False)[:, 0] for j in range(k)])
+
+        out["crepes"] = crepes_label_conditional
+    return out
 
 
-def main() -> None:
+def comparisons():
+    rows = []
     rng = np.random.default_rng(0)
-    for n, k in ((1_000, 3), (100_000, 3), (100_000, 10)):
+    sc = three_class_gaussian()
+    for n in (10**4, 10**5):
+        x_cal, y_cal = sc.sample(n, rng, "source")
+        x_test, _ = sc.sample(n, rng, "target")
+        p_cal, p_test = sc.posterior(x_cal), sc.posterior(x_test)
+        peers = _peers(3)
+
+        def ours_split():
+            cal = true_label_scores(conformal_scores(p_cal, "lac"), y_cal)
+            return prediction_sets(conformal_scores(p_test, "lac"), split_threshold(cal, ALPHA))
+
+        def ours_label_conditional():
+            cal = true_label_scores(conformal_scores(p_cal, "lac"), y_cal)
+            return prediction_sets(conformal_scores(p_test, "lac"), label_conditional_thresholds(cal, y_cal, ALPHA, 3))
+
+        size = f"n_cal = n_test = {n:.0e}, k = 3"
+        rows += compare("split conformal, LAC score: threshold and sets", size, ours_split,
+                        {"MAPIE SplitConformalClassifier": ("peer", lambda: peers["mapie"](p_cal, y_cal, p_test))}
+                        if "mapie" in peers else {})
+        rows += compare("label-conditional conformal: thresholds and sets", size, ours_label_conditional,
+                        {"crepes ConformalClassifier (Mondrian by label)": ("peer", lambda: peers["crepes"](p_cal, y_cal, p_test))}
+                        if "crepes" in peers else {})
+    for n, k in ((1_000, 3), (100_000, 3)):
         s = rng.random(n)
         labels = rng.integers(0, k, size=n)
         w = rng.gamma(1.0, size=k)
-        assert np.array_equal(weighted_thresholds(s, labels, w, 0.1), naive_weighted_thresholds(s, labels, w, 0.1))
-        fast = timed(f"weighted thresholds, n = {n}, k = {k} (one sort)", lambda: weighted_thresholds(s, labels, w, 0.1), 5)
-        slow = timed(f"weighted thresholds, n = {n}, k = {k} (per-label loop)", lambda: naive_weighted_thresholds(s, labels, w, 0.1))
-        print(f"{'baseline / companion':<66}{slow / fast:10.1f}")
-    fast = timed("Figure 1 (a)-(c), 250 simulations (batched driver)", lambda: conformal_figure1(n_sims=250, rng=0))
-    slow = timed("Figure 1 (a)-(c), 250 simulations (one at a time)", lambda: naive_figure1(250, np.random.default_rng(0)))
-    print(f"{'baseline / driver':<66}{slow / fast:10.2f}")
-    timed("Figure 1 (a)-(c) as in the chapter (1000 simulations)", lambda: conformal_figure1(n_sims=1000, rng=0))
+        assert np.array_equal(weighted_thresholds(s, labels, w, ALPHA), naive_weighted_thresholds(s, labels, w, ALPHA))
+        rows += compare("weighted thresholds, eqs. (8)-(9)", f"n = {n:.0e}, k = {k}", lambda: weighted_thresholds(s, labels, w, ALPHA),
+                        {"per-label loop over the sorted points": ("baseline", lambda: naive_weighted_thresholds(s, labels, w, ALPHA))})
+    rows += compare("Figure 1 (a)-(c), 100 simulations", "n_cal = 500", lambda: conformal_figure1(n_sims=100, rng=np.random.default_rng(0)),
+                    {"one simulation at a time": ("baseline", lambda: naive_figure1(100, np.random.default_rng(0)))})
+    return rows
 
 
 if __name__ == "__main__":
-    main()
+    comparisons()

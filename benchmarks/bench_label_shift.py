@@ -11,24 +11,19 @@ one batched ``population_risks_of_map`` call.  The baseline makes one
 ``population_risks`` / ``population_risks_of_map`` call per map, as a
 straightforward script would.  Both are dominated by the sharpness quadrature
 of the binned maps (one Gauss-Legendre pass per map either way), so the two
-take about the same time: a few seconds for the paper's Table 1 plus 1000
-realizations.
+take about the same time.  Timed on 200 realizations, best of five alternating rounds.
 """
 
 from __future__ import annotations
-
-import time
 
 import numpy as np
 
 from companion.label_shift_recalibration import (
     fit_label_shift_estimators,
-    label_shift_grid,
     label_shift_risks,
-    sun_table1,
-    target_sample_complexity,
 )
 from companion.scenarios import GaussianMixture
+from harness import compare
 
 
 def naive_table1(n_reps: int, rng: np.random.Generator) -> np.ndarray:
@@ -44,22 +39,11 @@ def naive_table1(n_reps: int, rng: np.random.Generator) -> np.ndarray:
     return np.array(out)
 
 
-def timed(label: str, fn) -> float:
-    start = time.perf_counter()
-    fn()
-    elapsed = time.perf_counter() - start
-    print(f"{label:<58}{elapsed:8.2f} s")
-    return elapsed
-
-
-def main() -> None:
-    fast = timed("Table 1, 1000 realizations (batched risks)", lambda: label_shift_risks(n_reps=1000, rng=0))
-    slow = timed("Table 1, 1000 realizations (one risk call per map)", lambda: naive_table1(1000, np.random.default_rng(0)))
-    print(f"{'baseline / driver':<58}{slow / fast:8.2f}")
-    timed("Table 1 as in the chapter (B = 10 and 9; 10 + 1000 realizations)", lambda: sun_table1(rng=0))
-    timed("Remark 4 curves (n_Q = 1e2..1e5, n_P = 1e5, 20 realizations)", lambda: target_sample_complexity(rng=0))
-    timed("Appendix E.2 grid (7 x 3 x 3 cells, 20 realizations)", lambda: label_shift_grid(n_reps=20, rng=0))
+def comparisons():
+    return compare("Table 1 risks (SOURCE, TARGET, LABEL-SHIFT, COMPOSITE)", "200 realizations, n_P = 1e3, n_Q = 1e2",
+                   lambda: label_shift_risks(n_reps=200, rng=np.random.default_rng(0)),
+                   {"one risk call per map": ("baseline", lambda: naive_table1(200, np.random.default_rng(0)))})
 
 
 if __name__ == "__main__":
-    main()
+    comparisons()

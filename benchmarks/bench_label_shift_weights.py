@@ -1,41 +1,36 @@
-"""Wall time of the weight-estimation drivers against a straightforward loop over repetitions.
+"""Label-shift weights (paper 001 App. A): BBSE and MLLS against QuaPy, and the batched drivers against a loop.
 
-Book: chap-label-shift-weights (fig-lsw-rates, fig-lsw-miscalibration) and
+Book: chap-label-shift-weights (def-lsw-bbse, fig-lsw-rates, fig-lsw-miscalibration) and
 chap-binning-label-shift (fig-binls-coverage).
 
 Run: ``.venv/bin/python benchmarks/bench_label_shift_weights.py``.
 
-The heaviest driver, :func:`companion.label_shift_weights.weight_estimation_rates`,
-computes BBSE (hard and soft) with one batched ``np.linalg.solve`` and MLLS
-with one batched EM (two matrix-vector products per step and repetition) for
-all repetitions of a sample size at once; RLLS is solved one repetition at a
-time.  The baseline calls the public ``bbse``, ``mlls`` and ``rlls`` of
-:mod:`companion.label_shift_weights` once per repetition, as a straightforward script
-would.  Both give the same weights (checked below to 1e-8).  The miscalibration
-study is timed against a loop of ``mlls(..., calibration=...)`` calls in the
-same way, and the coverage driver of Theorem 3 (multinomial counts for all
-repetitions at once) is timed alone.
+* BBSE hard and soft (:func:`companion.label_shift_weights.bbse`, full input
+  validation included) against QuaPy's ACC and PACC with the exact linear
+  solver, on the same classifier outputs of the three-class Gaussian example
+  (QuaPy gets the arg-max labels for ACC, computed inside its timing).  Both
+  return the same target prior (checked to 1e-12).  The companion builds the
+  confusion matrix by counting (``bincount``), in O(n k), and reads integer
+  labels 0..k-1 as their own codes without a sort.
+* MLLS (EM, tolerance 1e-10) against QuaPy's EMQ (its own tolerance 1e-4, so
+  QuaPy stops earlier).
+* :func:`companion.label_shift_weights.weight_estimation_rates` (BBSE by one
+  batched solve and MLLS by one batched EM over all repetitions) against one
+  ``bbse``/``mlls``/``rlls`` call per repetition (the same draws).
 """
 
 from __future__ import annotations
 
-import time
+import warnings
 
 import numpy as np
 
-from companion.binning_label_shift import theorem3_coverage
-from companion.label_shift_weights import (
-    bbse,
-    miscalibration_study,
-    mlls,
-    rlls,
-    scale_probabilities,
-    weight_estimation_rates,
-)
+from companion.label_shift_weights import bbse, mlls, rlls, weight_estimation_rates
 from companion.scenarios import three_class_gaussian
+from harness import available, compare
 
 N_VALUES = (500, 1_000, 3_000, 10_000)
-N_REPS = 100
+N_REPS = 100  # the chapter's
 
 
 def loop_rates(seed: int) -> np.ndarray:
@@ -56,40 +51,68 @@ def loop_rates(seed: int) -> np.ndarray:
     return out
 
 
-def loop_miscalibration(seed: int, n_values=(1_000, 3_000, 10_000), n_reps: int = 30) -> None:
+def _quapy_methods():
+    """QuaPy's ACC, PACC and EMQ around a classifier whose outputs are given (no fitting)."""
+    from quapy.method.aggregative import ACC, EMQ, PACC
+    from sklearn.base import BaseEstimator, ClassifierMixin
+
+    class Given(ClassifierMixin, BaseEstimator):
+        def __init__(self):
+            self.classes_ = np.arange(3)
+
+        def fit(self, X, y):
+            return self
+
+        def predict_proba(self, X):
+            return X
+
+        def predict(self, X):
+            return X.argmax(axis=1)
+
+    def acc(ps, ys, pt):
+        q = ACC(Given(), fit_classifier=False, val_split=None, solver="exact-raise")
+        q.aggregation_fit(ps.argmax(axis=1), ys)
+        return q.aggregate(pt.argmax(axis=1))
+
+    def pacc(ps, ys, pt):
+        q = PACC(Given(), fit_classifier=False, val_split=None, solver="exact-raise")
+        q.aggregation_fit(ps, ys)
+        return q.aggregate(pt)
+
+    def emq(ps, ys, pt):
+        q = EMQ(Given(), fit_classifier=False, val_split=None).fit(ps, ys)  # the training prevalence from ys
+        return q.aggregate(pt)
+
+    return acc, pacc, emq
+
+
+def comparisons():
+    rows = []
     sc = three_class_gaussian()
-    rng = np.random.default_rng(seed)
-    bias = np.linspace(0.0, 0.6, 3)
-    for n in n_values:
-        for _ in range(n_reps):
-            xs, ys = sc.sample(n, rng, "source")
-            xt, _ = sc.sample(n, rng, "target")
-            fs, ft = scale_probabilities(sc.posterior(xs), 2.0, bias), scale_probabilities(sc.posterior(xt), 2.0, bias)
-            for cal in (None, "ts", "bcts", "vs"):
-                mlls(fs, ys, ft, calibration=cal)
-            bbse(fs, ys, ft, soft=True, negative="keep")
-
-
-def timed(label: str, fn):
-    start = time.perf_counter()
-    result = fn()
-    elapsed = time.perf_counter() - start
-    print(f"{label:<66}{elapsed:8.2f} s")
-    return elapsed, result
-
-
-def main() -> None:
-    fast, driver = timed(f"weight rates, three classes, n = 5e2..1e4, {N_REPS} repetitions (batched)",
-                         lambda: weight_estimation_rates("three_class", N_VALUES, N_REPS, rng=7))
-    slow, loop = timed("the same, one bbse/mlls/rlls call per repetition", lambda: loop_rates(7))
-    print(f"{'largest difference of the weights':<66}{np.max(np.abs(driver['weights'] - loop)):8.1e}")
-    print(f"{'loop / driver':<66}{slow / fast:8.2f}")
-    fast_m, _ = timed("miscalibration study, n = 1e3..1e4, 30 repetitions (batched Newton + EM)",
-                      lambda: miscalibration_study("three_class", (1_000, 3_000, 10_000), 30, rng=8))
-    slow_m, _ = timed("the same, one mlls(calibration=...) call per repetition", lambda: loop_miscalibration(8))
-    print(f"{'loop / driver':<66}{slow_m / fast_m:8.2f}")
-    timed("Theorem 3 coverage, three classes, 4 n x 2e4 repetitions", lambda: theorem3_coverage("three_class", rng=9))
+    rng = np.random.default_rng(0)
+    peers = available("quapy")
+    if peers:
+        warnings.filterwarnings("ignore", module="quapy")
+        acc, pacc, emq = _quapy_methods()
+    for n in (10**4, 10**5, 10**6):
+        xs, ys = sc.sample(n, rng, "source")
+        xt, _ = sc.sample(n, rng, "target")
+        ps, pt = sc.posterior(xs), sc.posterior(xt)
+        if peers:
+            assert np.allclose(acc(ps, ys, pt), bbse(ps, ys, pt, negative="keep").target_prior, atol=1e-12)
+            assert np.allclose(pacc(ps, ys, pt), bbse(ps, ys, pt, soft=True, negative="keep").target_prior, atol=1e-12)
+        size = f"n_P = n_Q = {n:.0e}, k = 3"
+        rows += compare("BBSE-hard (weights from classifier outputs)", size, lambda: bbse(ps, ys, pt, negative="keep"),
+                        {"QuaPy ACC (exact solver)": ("peer", lambda: acc(ps, ys, pt))} if peers else {})
+        rows += compare("BBSE-soft", size, lambda: bbse(ps, ys, pt, soft=True, negative="keep"),
+                        {"QuaPy PACC (exact solver)": ("peer", lambda: pacc(ps, ys, pt))} if peers else {})
+        rows += compare("MLLS (EM, tol 1e-10)", size, lambda: mlls(ps, ys, pt),
+                        {"QuaPy EMQ (tol 1e-4)": ("peer", lambda: emq(ps, ys, pt))} if peers else {})
+    rows += compare("weight-estimation rates (BBSE x2, MLLS, RLLS)", f"n = 5e2..1e4, {N_REPS} repetitions",
+                    lambda: weight_estimation_rates("three_class", N_VALUES, N_REPS, rng=np.random.default_rng(7)),
+                    {"one call per repetition": ("baseline", lambda: loop_rates(7))})
+    return rows
 
 
 if __name__ == "__main__":
-    main()
+    comparisons()

@@ -12,25 +12,17 @@ coordinates, filled by a loop over the samples, and every group estimate
 recomputed from the samples of the group.  Both run the same algorithm (no
 noise, no pools, the same threshold); the script checks that their outputs
 agree before timing them on one full calibration run with k = 10 classes and
-10^5 samples.  A last line times a fit with k = 5000 classes, whose level-set
-keys exceed int64 and are exact integers.
+3 x 10^4 samples, best of five alternating rounds.
 """
 
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 
-from companion.multiclass_lp import (
-    LpCalibrator,
-    book_multiclass_scenario,
-    exact_trajectory,
-    lp_error_grid,
-    method_comparison,
-    project_to_simplex,
-)
+from companion.multiclass_lp import LpCalibrator, book_multiclass_scenario, project_to_simplex
+from harness import compare
 
 
 def naive_fit(probs: np.ndarray, y: np.ndarray, lam: float, threshold: float):
@@ -84,39 +76,19 @@ def naive_fit(probs: np.ndarray, y: np.ndarray, lam: float, threshold: float):
     return table, steps
 
 
-def timed(label: str, fn):
-    start = time.perf_counter()
-    out = fn()
-    elapsed = time.perf_counter() - start
-    print(f"{label:<66}{elapsed:8.2f} s")
-    return elapsed, out
-
-
-def main() -> None:
-    lam, k, n = 0.1, 10, 100_000
-    scenario = book_multiclass_scenario(k)
-    probs, y = scenario.sample(n, 0)
+def comparisons():
+    lam, k, n = 0.1, 10, 30_000
+    probs, y = book_multiclass_scenario(k).sample(n, 0)
     threshold = 1 / math.sqrt(n)
-    fast_time, cal = timed(
-        "LpCalibrator, k = 10, n = 1e5 (no noise, no pools)",
-        lambda: LpCalibrator(lam, threshold=threshold, noise=False, pools=False).fit(probs, y),
-    )
-    slow_time, (table, steps) = timed("straightforward implementation, same run", lambda: naive_fit(probs, y, lam, threshold))
+    cal = LpCalibrator(lam, threshold=threshold, noise=False, pools=False).fit(probs, y)
+    table, steps = naive_fit(probs, y, lam, threshold)
     levels = [tuple(row) for row in cal.bin_levels_]
-    worst = max(float(np.max(np.abs(table[key] - pred))) for key, pred in zip(levels, cal.bin_predictions_))
-    print(f"{'same heavy level sets, steps, predictions':<66}{str(set(levels) == set(table)):>8} "
-          f"{cal.n_steps_} / {steps} steps, largest difference {worst:.1e}")
-    print(f"{'straightforward / companion':<66}{slow_time / fast_time:8.1f}")
-    timed("LpCalibrator, k = 10, n = 1e5 (noise and pools)", lambda: LpCalibrator(lam, rng=0).fit(probs, y))
-    timed("rate and cost grid as in the chapter (3 k x 6 n x 3 reps x 4 versions)", lambda: lp_error_grid(rng=20253))
-    timed("exact trajectory (k = 5)", lambda: exact_trajectory())
-    timed("comparison of seven methods (k = 5, n = 3e4, 5 reps)", lambda: method_comparison(rng=20253))
-    # many classes: C(1/lam + k, k) > 2^62, so the keys are exact integers (issue 20: this ran for over 30 minutes)
-    rng = np.random.default_rng(0)
-    wide = rng.dirichlet(np.full(5000, 0.1), size=3000)
-    timed("LpCalibrator, k = 5000, lam = 0.1, n = 3000 (exact integer keys)",
-          lambda: LpCalibrator(lam, rng=0).fit(wide, rng.integers(5000, size=3000)))
+    assert set(levels) == set(table) and cal.n_steps_ == steps
+    assert max(float(np.max(np.abs(table[key] - pred))) for key, pred in zip(levels, cal.bin_predictions_)) < 1e-12
+    return compare("l_p calibration, Algorithm 2 (no noise, no pools)", f"k = {k}, n = {n:.0e}, lambda = {lam}",
+                   lambda: LpCalibrator(lam, threshold=threshold, noise=False, pools=False).fit(probs, y),
+                   {"dictionaries and loops over samples": ("baseline", lambda: naive_fit(probs, y, lam, threshold))})
 
 
 if __name__ == "__main__":
-    main()
+    comparisons()
