@@ -1,8 +1,8 @@
 """Sphinx extension for the companion's API pages.
 
-* ``.. api-topics:: companion.experiments`` documents every public topic
-  module of a package, one section each, so a new topic module appears
-  without editing the page;
+* ``.. api-topics:: companion.<package>`` documents every public module of a
+  package, one section each, in the order of the package's ``from . import``
+  line (its reading order), so a new module appears without editing the page;
 * every documented function, class and constant gets a "Used in" line that
   links the chapters whose code cells name it (found by scanning the
   notebooks of ``_toc.yml`` when the build starts).
@@ -30,7 +30,7 @@ class ApiTopics(SphinxDirective):
     def run(self):
         package = importlib.import_module(self.arguments[0])
         lines = []
-        for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+        for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: (_reading_order(package, m.name), m.name)):
             if info.name.startswith("_"):
                 continue
             name = f"{package.__name__}.{info.name}"
@@ -39,6 +39,14 @@ class ApiTopics(SphinxDirective):
         container = nodes.section()
         nested_parse_with_titles(self.state, StringList(lines, source=self.arguments[0]), container)
         return container.children
+
+
+def _reading_order(package, name: str) -> int:
+    """Position of module ``name`` in the package's ``from . import ...`` line (its reading order); last if absent."""
+    source = Path(package.__file__).read_text(encoding="utf-8")
+    match = re.search(r"^from \. import \(?([\w,\s]+)\)?", source, flags=re.M)
+    order = [m.strip() for m in match.group(1).split(",") if m.strip()] if match else []
+    return order.index(name) if name in order else len(order)
 
 
 def _chapter_code(app) -> dict[str, str]:
