@@ -1054,6 +1054,15 @@ reg("uniform_mass_binning.experiments.umb_balance_probability_bounds", dict(n=10
     gamma=real(out=(1.0, 0.5))))
 reg("uniform_mass_binning.experiments.umb_lemma_frequencies", dict(n_values=np.array([100, 200]), n_bins=4, n_reps=3, rng=0),
     dict(n_values=NS(), n_bins=integer(), n_reps=REPS, delta=DELTA, gamma=real(out=(1.0, 0.5)), prior=PRIOR, mu=POS, rng=SEED))
+reg("uniform_mass_binning.exact_sampling.umb_logit_quantile", dict(u=Z),
+    dict(u=array(skip=("wrong_ndim",), out=(("entry_0", np.r_[0.0, Z[1:]]), ("entry_1.5", np.r_[1.5, Z[1:]]))), prior=PRIOR, mu=POS,
+         upper=boolean()))
+reg("uniform_mass_binning.exact_sampling.umb_exact_fits", dict(n=100, n_bins_values=np.array([2, 4]), n_reps=2, rng=0),
+    dict(n=integer(minimum=2), n_bins_values=NS(("entry_above_n/2", [2, 51])), n_reps=REPS, prior=PRIOR, mu=POS, rng=SEED))
+reg("uniform_mass_binning.exact_sampling.umb_expected_bin_ones", dict(n=100, n_bins=4),
+    dict(n=integer(minimum=2), n_bins=integer(out=(51,)), prior=PRIOR, mu=POS))
+reg("uniform_mass_binning.exact_sampling.umb_risk_grid_exact", dict(n_values=np.array([100, 200]), n_bins_values=np.array([2, 4]), n_reps=2, rng=0),
+    dict(n_values=NS(("entry_huge_n", [100, 10**13])), n_bins_values=NS(), n_reps=REPS, prior=PRIOR, mu=POS, rng=SEED))
 
 reg("binning_label_shift.experiments.scenario_partition", dict(scenario="three_class", n_cuts=2),
     dict(scenario=SCEN, n_cuts=integer()), finite=False)  # edges run from -inf to +inf by design

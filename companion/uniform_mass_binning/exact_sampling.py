@@ -45,17 +45,16 @@ _LOG_SQRT_2PI = 0.5 * np.log(2.0 * np.pi)
 # ---------------------------------------------------------------------------
 
 
-def _lower_quantile(u: np.ndarray, prior: float, mu: float) -> np.ndarray:
-    """``x`` with ``(1-prior) Phi(x + mu) + prior Phi(x - mu) = u``: Newton on ``log F`` kept inside a bracket.
+def _newton(u: np.ndarray, x: np.ndarray, prior: float, mu: float) -> np.ndarray:
+    """Solve ``log F(x) = log u`` for ``F = (1-prior) Phi(x + mu) + prior Phi(x - mu)``, Newton from ``x``.
 
     The bracket ``ndtri(u) -+ mu`` holds the root because ``Phi(x - mu) <= F(x) <= Phi(x + mu)``;
-    a Newton step that leaves it is replaced by bisection.
+    a step that leaves it is replaced by bisection.  Stops after a Newton step
+    below ``1e-8 (1 + |x|)``: by quadratic convergence its result is accurate to rounding.
     """
-    log_u = np.log(u)
-    centre = ndtri(u)
+    log_u, centre = np.log(u), ndtri(u)
     lo, hi = centre - mu, centre + mu
-    # start from the class that dominates the lower tail
-    x = np.clip(ndtri(np.minimum(u / (1.0 - prior), 0.5)) - mu, lo, hi)
+    x = np.clip(x, lo, hi)
     log_w0, log_w1 = np.log1p(-prior), np.log(prior)
     active = np.arange(u.size)
     for _ in range(_MAX_NEWTON):
@@ -65,13 +64,28 @@ def _lower_quantile(u: np.ndarray, prior: float, mu: float) -> np.ndarray:
         gap = log_cdf - log_u[active]
         la, ha = np.where(gap < 0, xa, la), np.where(gap < 0, ha, xa)
         new = xa - gap * np.exp(log_cdf - log_pdf)
-        new = np.where((new >= la) & (new <= ha), new, 0.5 * (la + ha))
-        done = np.abs(new - xa) <= 4.0 * np.finfo(float).eps * (1.0 + np.abs(xa))
+        inside = (new >= la) & (new <= ha)
+        done = inside & (np.abs(new - xa) <= 1e-8 * (1.0 + np.abs(xa)))
+        new = np.where(inside, new, 0.5 * (la + ha))
         x[active], lo[active], hi[active] = new, la, ha
         active = active[~done]
         if active.size == 0:
             break
     return x
+
+
+def _lower_quantile(u: np.ndarray, prior: float, mu: float) -> np.ndarray:
+    """``x`` with ``(1-prior) Phi(x + mu) + prior Phi(x - mu) = u``, for ``u`` in (0, 1) of any size.
+
+    The start is interpolated, in ``ndtri(u)``, from the roots at 1025 levels
+    (themselves started from the class that dominates the lower tail), so
+    :func:`_newton` mostly needs two steps.
+    """
+    w = ndtri(u)
+    w_grid = np.linspace(min(w.min(initial=0.0), -1.0), max(w.max(initial=0.0), 1.0), 1025)
+    levels = ndtr(w_grid)
+    x_grid = _newton(levels, ndtri(np.minimum(levels / (1.0 - prior), 0.5)) - mu, prior, mu)
+    return _newton(u, np.interp(w, w_grid, x_grid), prior, mu)
 
 
 def _quantile_two_sided(u: np.ndarray, v: np.ndarray, prior: float, mu: float) -> np.ndarray:
