@@ -35,7 +35,7 @@ from companion.conformal_label_shift import (
 )
 from companion.label_shift_weights import bbse
 from companion.scenarios import three_class_gaussian
-from harness import available, compare
+from harness import available, compare, given_classifier
 
 ALPHA = 0.1
 
@@ -75,27 +75,12 @@ def naive_figure1(n_sims, rng, n_cal=500, n_weights=1000, n_test=500, alpha=ALPH
 
 def _peers(k):
     """MAPIE's split conformal and crepes' class-conditional conformal on given probabilities."""
-    from sklearn.base import BaseEstimator, ClassifierMixin
-
-    class Given(ClassifierMixin, BaseEstimator):
-        def __init__(self):
-            self.classes_ = np.arange(k)
-
-        def fit(self, X, y):
-            return self
-
-        def predict_proba(self, X):
-            return X
-
-        def predict(self, X):
-            return X.argmax(axis=1)
-
     out = {}
     if available("mapie"):
         from mapie.classification import SplitConformalClassifier
 
         def mapie_split(p_cal, y_cal, p_test):
-            m = SplitConformalClassifier(Given(), confidence_level=1 - ALPHA, conformity_score="lac", prefit=True)
+            m = SplitConformalClassifier(given_classifier(k), confidence_level=1 - ALPHA, conformity_score="lac", prefit=True)
             return m.conformalize(p_cal, y_cal).predict_set(p_test)[1]
 
         out["mapie"] = mapie_split

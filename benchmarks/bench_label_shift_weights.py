@@ -27,7 +27,7 @@ import numpy as np
 
 from companion.label_shift_weights import bbse, mlls, rlls, weight_estimation_rates
 from companion.scenarios import three_class_gaussian
-from harness import available, compare
+from harness import available, compare, given_classifier
 
 N_VALUES = (500, 1_000, 3_000, 10_000)
 N_REPS = 100  # the chapter's
@@ -54,33 +54,19 @@ def loop_rates(seed: int) -> np.ndarray:
 def _quapy_methods():
     """QuaPy's ACC, PACC and EMQ around a classifier whose outputs are given (no fitting)."""
     from quapy.method.aggregative import ACC, EMQ, PACC
-    from sklearn.base import BaseEstimator, ClassifierMixin
-
-    class Given(ClassifierMixin, BaseEstimator):
-        def __init__(self):
-            self.classes_ = np.arange(3)
-
-        def fit(self, X, y):
-            return self
-
-        def predict_proba(self, X):
-            return X
-
-        def predict(self, X):
-            return X.argmax(axis=1)
 
     def acc(ps, ys, pt):
-        q = ACC(Given(), fit_classifier=False, val_split=None, solver="exact-raise")
+        q = ACC(given_classifier(3), fit_classifier=False, val_split=None, solver="exact-raise")
         q.aggregation_fit(ps.argmax(axis=1), ys)
         return q.aggregate(pt.argmax(axis=1))
 
     def pacc(ps, ys, pt):
-        q = PACC(Given(), fit_classifier=False, val_split=None, solver="exact-raise")
+        q = PACC(given_classifier(3), fit_classifier=False, val_split=None, solver="exact-raise")
         q.aggregation_fit(ps, ys)
         return q.aggregate(pt)
 
     def emq(ps, ys, pt):
-        q = EMQ(Given(), fit_classifier=False, val_split=None).fit(ps, ys)  # the training prevalence from ys
+        q = EMQ(given_classifier(3), fit_classifier=False, val_split=None).fit(ps, ys)  # the training prevalence from ys
         return q.aggregate(pt)
 
     return acc, pacc, emq

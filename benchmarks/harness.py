@@ -53,6 +53,26 @@ def available(module: str) -> bool:
     return importlib.util.find_spec(module) is not None
 
 
+def given_classifier(k: int):
+    """A fitted scikit-learn classifier whose probabilities are its input, so a peer gets the companion's classifier outputs."""
+    from sklearn.base import BaseEstimator, ClassifierMixin
+
+    class Given(ClassifierMixin, BaseEstimator):
+        def __init__(self):
+            self.classes_ = np.arange(k)
+
+        def fit(self, X, y):
+            return self
+
+        def predict_proba(self, X):
+            return X
+
+        def predict(self, X):
+            return X.argmax(axis=1)
+
+    return Given()
+
+
 def best_of(sides: dict[str, Callable[[], object]], rounds: int = ROUNDS) -> dict[str, float]:
     """Best wall time of each side over ``rounds`` rounds, the sides run alternately (first side rotates)."""
     if rounds < 5:

@@ -25,8 +25,17 @@ from .._checks import as_probabilities, as_rng, as_sizes, check_bool, check_int
 from .._memo import memoised
 from .._numerics import _normal_mass
 from ..scenarios import GaussianMixture
-from .experiments import FIGURE1_N_BINS, FIGURE1_N_VALUES, RISK_TERMS, _check_cells, _closed_form_risks, _ranks
+from .experiments import (
+    FIGURE1_N_BINS,
+    FIGURE1_N_VALUES,
+    RISK_TERMS,
+    _check_cells,
+    _closed_form_risks,
+    _grid_arguments,
+    _ranks,
+)
 from .grid import UniformMassGrid
+
 
 __all__ = ["umb_logit_quantile", "umb_exact_fits", "umb_expected_bin_ones", "umb_risk_grid_exact"]
 
@@ -276,18 +285,11 @@ def umb_risk_grid_exact(
     :func:`~companion.uniform_mass_binning.umb_binwise_risks`), with
     ``risk = cal + sha``.  Memoised like ``umb_risk_grid``.
     """
-    n_values = np.array(as_sizes(n_values, "n_values", minimum=2, scalar=True), dtype=np.int64)
-    n_bins_values = np.array(as_sizes(n_bins_values, "n_bins_values", minimum=1, scalar=True), dtype=np.int64)
-    n_reps = check_int(n_reps, "n_reps", minimum=1)
-    _check_n(n_values, "n_values entries")
-    _check_cells(n_values.size * n_bins_values.size * n_reps, n_reps)
+    n_values, n_bins_values, n_reps, valid, out = _grid_arguments(
+        n_values, n_bins_values, n_reps, lambda v, name: _check_n(v, f"{name} entries"))
     _check_bins(n_reps, n_bins_values)
     rng = as_rng(rng)
     scenario = GaussianMixture(prior, mu)
-    valid = 2 * n_bins_values[None, :] <= n_values[:, None]
-    if not np.any(valid):
-        raise ValueError("n_values and n_bins_values leave no cell with n >= 2 * n_bins")
-    out = {key: np.full((n_values.size, n_bins_values.size, n_reps), np.nan) for key in RISK_TERMS}
     for i, n in enumerate(n_values):
         bins = n_bins_values[valid[i]]
         if bins.size == 0:

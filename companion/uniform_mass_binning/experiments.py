@@ -215,17 +215,9 @@ def umb_risk_grid(
     takes over a minute, and a second call with the same arguments (an
     integer ``rng``) returns a copy of the first result.
     """
-    n_values = np.array(as_sizes(n_values, "n_values", minimum=2, scalar=True), dtype=np.int64)
-    n_bins_values = np.array(as_sizes(n_bins_values, "n_bins_values", minimum=1, scalar=True), dtype=np.int64)
-    n_reps = check_int(n_reps, "n_reps", minimum=1)
-    _check_sample_sizes(n_values, "n_values")
-    _check_cells(n_values.size * n_bins_values.size * n_reps, n_reps)
+    n_values, n_bins_values, n_reps, valid, out = _grid_arguments(n_values, n_bins_values, n_reps, _check_sample_sizes)
     rng = as_rng(rng)
     scenario = GaussianMixture(prior, mu)
-    valid = 2 * n_bins_values[None, :] <= n_values[:, None]
-    if not np.any(valid):
-        raise ValueError("n_values and n_bins_values leave no cell with n >= 2 * n_bins")
-    out = {key: np.full((n_values.size, n_bins_values.size, n_reps), np.nan) for key in RISK_TERMS}
     for i, n in enumerate(n_values):
         bins = n_bins_values[valid[i]]
         if bins.size == 0:
@@ -241,6 +233,20 @@ def umb_risk_grid(
             for key in RISK_TERMS:
                 out[key][i, valid[i], r] = risks[key]
     return {"n": n_values, "n_bins": n_bins_values, "valid": valid, "prior": prior, "mu": mu, **out}
+
+
+def _grid_arguments(n_values, n_bins_values, n_reps, check_sample_sizes):
+    """Validated arguments of a Figure 1-2 grid driver, the mask of cells with ``B <= n/2`` and NaN-filled results."""
+    n_values = np.array(as_sizes(n_values, "n_values", minimum=2, scalar=True), dtype=np.int64)
+    n_bins_values = np.array(as_sizes(n_bins_values, "n_bins_values", minimum=1, scalar=True), dtype=np.int64)
+    n_reps = check_int(n_reps, "n_reps", minimum=1)
+    check_sample_sizes(n_values, "n_values")
+    _check_cells(n_values.size * n_bins_values.size * n_reps, n_reps)
+    valid = 2 * n_bins_values[None, :] <= n_values[:, None]
+    if not np.any(valid):
+        raise ValueError("n_values and n_bins_values leave no cell with n >= 2 * n_bins")
+    out = {key: np.full((n_values.size, n_bins_values.size, n_reps), np.nan) for key in RISK_TERMS}
+    return n_values, n_bins_values, n_reps, valid, out
 
 
 def umb_a3_regime_start(delta: float, smoothness: float, n_max: int = 10**9) -> int:
