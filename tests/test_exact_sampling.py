@@ -96,6 +96,25 @@ def test_fits_at_huge_n_are_valid():
             assert np.all((values >= 0) & (values <= 1)) and counts.sum() == 10**12
 
 
+@pytest.mark.parametrize("n, grid", [(60, [6, 7, 12]), (1001, [6, 7, 15, 36])])
+def test_fits_of_several_bin_counts_share_their_order_statistics(n, grid):
+    """One draw serves every B of a grid: edges at a shared rank coincide, counts are rank differences, and the
+    class-1 counts below a shared rank agree (book ``prop-umb-exact-sampling``, part 3)."""
+    from companion.calibration_sharpness.binning import _uniform_mass_ranks
+
+    for fit in umb_exact_fits(n, grid, n_reps=3, rng=21):
+        edge_at, ones_below = {}, {}
+        for b, edges, values, counts in zip(grid, fit.edges, fit.values, fit.counts):
+            ranks = _uniform_mass_ranks(n, b)
+            assert np.array_equal(counts, np.diff(np.concatenate(([0], ranks, [n]))))
+            cumulative = np.cumsum(np.rint(values * counts).astype(int))
+            for r, e, c in zip(ranks, edges[1:-1], cumulative[:-1]):
+                assert edge_at.setdefault(int(r), e) == e
+                assert ones_below.setdefault(int(r), int(c)) == int(c)
+        shared = [r for r in edge_at if sum(r in set(_uniform_mass_ranks(n, b).tolist()) for b in grid) > 1]
+        assert shared, "the grid must share at least one rank for the test to check anything"
+
+
 def test_quantile_tails_are_finite_monotone_and_accurate():
     lower = np.geomspace(1e-300, 0.5, 400)
     x = np.concatenate((umb_logit_quantile(lower), umb_logit_quantile(lower[::-1], upper=True)))
@@ -139,8 +158,35 @@ def test_risk_grid_matches_the_quadrature_risks_of_the_same_fits():
         (lambda: umb_logit_quantile(0.5, upper="yes"), "upper"),
         (lambda: umb_expected_bin_ones(10, 6), "n_bins"),
         (lambda: umb_expected_bin_ones(100, 6, mu=-1.0), "mu"),
+        (lambda: umb_expected_bin_ones(10**6, 6), "n"),
     ],
 )
 def test_bad_arguments_raise_value_errors_naming_them(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+def test_class1_counts_at_large_n_match_an_independent_integral():
+    """At n = 1e7 (beyond the quadrature of umb_expected_bin_ones): the mean number of class-1 points among the r
+    smallest is n pi E[F_1(F^{-1}(W))] with W ~ Beta(r, n - r), since Z_1 is among them exactly when at most r - 1
+    of the other n - 1 points lie below it (adaptive quadrature over W, no use of the proposition)."""
+    from scipy.integrate import quad
+    from scipy.stats import beta
+
+    from companion.calibration_sharpness.binning import _uniform_mass_ranks
+
+    n, b, reps = 10**7, 6, 4000
+    ranks = _uniform_mass_ranks(n, b)
+    fits = umb_exact_fits(n, [b], n_reps=reps, rng=23)
+    below = np.array([np.cumsum(np.rint(f.values[0] * f.counts[0]))[:-1] for f in fits])
+    for j, r in enumerate(ranks):
+        law = beta(r, n - r)
+        sd = law.std()
+
+        def integrand(w):
+            return law.pdf(w) * ndtr(umb_logit_quantile(w) - 2.0)
+
+        lo, hi = max(0.0, law.mean() - 12 * sd), min(1.0, law.mean() + 12 * sd)
+        expected = n * 0.5 * quad(integrand, lo, hi, points=[law.mean()], epsabs=0, epsrel=1e-12, limit=200)[0]
+        se = below[:, j].std(ddof=1) / np.sqrt(reps)
+        assert abs(below[:, j].mean() - expected) <= 4.5 * se, (r, below[:, j].mean(), expected, se)

@@ -83,8 +83,13 @@ def _sorted_sample(z, y) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _uniform_mass_ranks(n: int, n_bins: int) -> np.ndarray:
-    """The (1-based) ranks ``floor(n b / B)``, ``b = 1, ..., B - 1``, of the interior edges of Definition 6."""
-    return (n * np.arange(1, n_bins, dtype=np.int64)) // n_bins
+    """The (1-based) ranks ``floor(n b / B)``, ``b = 1, ..., B - 1``, of the interior edges of Definition 6.
+
+    Computed as ``(n // B) b + ((n % B) b) // B``, exact in int64 for every ``n`` below ``2**63``
+    (``n b`` itself would overflow for ``n`` near ``10**12`` and ``B`` near ``10**7``).
+    """
+    b = np.arange(1, n_bins, dtype=np.int64)
+    return (n // n_bins) * b + ((n % n_bins) * b) // n_bins
 
 
 def _uniform_mass_edges(z_sorted: np.ndarray, n_bins: int) -> np.ndarray:

@@ -24,16 +24,9 @@ from scipy.stats import binom
 from .._checks import as_probabilities, as_rng, as_sizes, check_bool, check_int
 from .._memo import memoised
 from .._numerics import _normal_mass
+from ..calibration_sharpness.binning import _uniform_mass_ranks
 from ..scenarios import GaussianMixture
-from .experiments import (
-    FIGURE1_N_BINS,
-    FIGURE1_N_VALUES,
-    RISK_TERMS,
-    _check_cells,
-    _closed_form_risks,
-    _grid_arguments,
-    _ranks,
-)
+from .experiments import FIGURE1_N_BINS, FIGURE1_N_VALUES, RISK_TERMS, _check_cells, _closed_form_risks, _grid_arguments
 from .grid import UniformMassGrid
 
 
@@ -42,6 +35,9 @@ __all__ = ["umb_logit_quantile", "umb_exact_fits", "umb_expected_bin_ones", "umb
 
 #: Largest sample size of the exact sampler: ranks, binomial counts and spacings stay exact in int64/float64.
 _MAX_EXACT_N = 10**12
+
+#: Largest ``n`` of :func:`umb_expected_bin_ones`: its 200 x 20-node rule resolves the binomial transitions up to here.
+_MAX_QUADRATURE_N = 10**5
 
 #: Iteration cap of the safeguarded Newton solve (bisection alone needs about 60 halvings of the 2 mu bracket).
 _MAX_NEWTON = 100
@@ -162,7 +158,7 @@ def _rank_union(n: int, n_bins_values: np.ndarray):
     Positions index ``[rank 0, ranks..., rank n]``: 0 and ``m + 1`` are the
     outer edges ``u_0 = 0`` and ``u_B = 1``.
     """
-    per_b = [_ranks(n, int(b)) for b in n_bins_values]
+    per_b = [_uniform_mass_ranks(n, int(b)) for b in n_bins_values]
     ranks, inverse = np.unique(np.concatenate(per_b), return_inverse=True)
     inner = np.split(inverse + 1, np.cumsum([r.size for r in per_b])[:-1])
     return ranks, [np.concatenate(([0], pos, [ranks.size + 1])) for pos in inner]
@@ -234,14 +230,17 @@ def umb_expected_bin_ones(n: int, n_bins: int, prior: float = 0.5, mu: float = 2
     where the order statistics of ranks ``a + 1`` and ``b`` lie (outside it
     the integrand is below ``1e-15`` of its scale).  Independent of the
     sampler: a check of book ``prop-umb-exact-sampling``.  Returns ``n_bins`` means.
+    The fixed rule resolves the binomial transitions up to ``n = 10**5``
+    (:data:`_MAX_QUADRATURE_N`; the means then sum to ``n * prior`` to 1e-9); beyond, they
+    are narrower than its panels and ``n`` is refused.
     """
-    n = check_int(n, "n", minimum=2, maximum=_MAX_EXACT_N)
+    n = check_int(n, "n", minimum=2, maximum=_MAX_QUADRATURE_N)
     n_bins = check_int(n_bins, "n_bins")
     if 2 * n_bins > n:
         raise ValueError(f"n_bins must be at most n / 2 = {n // 2} (Definition 6), got {n_bins}")
     scenario = GaussianMixture(prior, mu)
     pi = scenario.prior
-    ranks = np.concatenate(([0], _ranks(n, n_bins), [n]))
+    ranks = np.concatenate(([0], _uniform_mass_ranks(n, n_bins), [n]))
     a, b = ranks[:-1], ranks[1:]
     t_lo = beta_law.ppf(1e-15, a + 1, n - a)  # the order statistic of rank a + 1 lies above, but for 1e-15
     s_hi = beta_law.ppf(1e-15, n - b + 1, b)  # 1 - F at the one of rank b lies above, but for 1e-15

@@ -25,6 +25,7 @@ from .._checks import (
 )
 from .._memo import memoised
 from .._numerics import _normal_mass, loglog_fit
+from ..calibration_sharpness.binning import _uniform_mass_ranks
 from ..scenarios import GaussianMixture
 from .bounds import (
     LEMMA3_CONSTANT,
@@ -434,15 +435,10 @@ def umb_figure_summary(grid: dict, delta: float = 0.1, tail_mass: float = 1e-12)
 # ---------------------------------------------------------------------------
 
 
-def _ranks(n: int, n_bins: int) -> np.ndarray:
-    """1-based ranks ``floor(n b / B)``, ``b = 1, ..., B-1``, of the interior edges (Definition 6)."""
-    return (n * np.arange(1, n_bins, dtype=np.int64)) // n_bins
-
-
 def _statistics_sorted(scenario: GaussianMixture, x_sorted: np.ndarray, y_sorted: np.ndarray, n_bins: int) -> dict:
     """Bin statistics for rows of sorted logit forecasts ``x_sorted`` and their labels (see :func:`umb_bin_statistics`)."""
     n = x_sorted.shape[1]
-    ranks = _ranks(n, n_bins)
+    ranks = _uniform_mass_ranks(n, n_bins)
     inf = np.full((x_sorted.shape[0], 1), np.inf)
     x_edges = np.concatenate((-inf, x_sorted[:, ranks - 1], inf), axis=1)
     mass, joint1 = _bin_masses(scenario, x_edges[:, :-1], x_edges[:, 1:])
@@ -498,7 +494,7 @@ def umb_balance_probability_bounds(n: int, n_bins: int, gamma: float = 2.0) -> t
     gamma = _check_gamma(gamma)
     if n < 2 * n_bins:
         raise ValueError(f"n must be at least 2 * n_bins = {2 * n_bins}, got {n}")
-    steps = np.diff(np.concatenate(([0], _ranks(n, n_bins), [n + 1])))
+    steps = np.diff(np.concatenate(([0], _uniform_mass_ranks(n, n_bins), [n + 1])))
     law = beta_law(steps, n + 1 - steps)
     out = law.cdf(1.0 / (gamma * n_bins)) + law.sf(min(gamma / n_bins, 1.0))
     return float(max(0.0, 1.0 - out.sum())), float(max(0.0, np.min(1.0 - out)))
