@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from companion.calibration_sharpness import UniformMassBinning
-from harness import available, compare
+from harness import available, compare, power
 
 N_BINS = 100
 
@@ -45,7 +45,7 @@ def comparisons():
                 return values[kb.transform(z[:, None])[:, 0].astype(np.int64)]
 
             others["scikit-learn KBinsDiscretizer + bin means"] = ("peer", sklearn_umb)
-        rows += compare(f"uniform-mass binning fit + predict, B = {N_BINS}", f"n = {n:.0e}", ours, others)
+        rows += compare(f"uniform-mass binning fit + predict, B = {N_BINS}", f"n = {power(n)}", ours, others)
     return rows
 
 

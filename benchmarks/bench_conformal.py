@@ -35,7 +35,7 @@ from companion.conformal_label_shift import (
 )
 from companion.label_shift_weights import bbse
 from companion.scenarios import three_class_gaussian
-from harness import available, compare, given_classifier
+from harness import available, compare, given_classifier, power
 
 ALPHA = 0.1
 
@@ -116,7 +116,7 @@ def comparisons():
             cal = true_label_scores(conformal_scores(p_cal, "lac"), y_cal)
             return prediction_sets(conformal_scores(p_test, "lac"), label_conditional_thresholds(cal, y_cal, ALPHA, 3))
 
-        size = f"n_cal = n_test = {n:.0e}, k = 3"
+        size = f"n_cal = n_test = {power(n)}, k = 3"
         rows += compare("split conformal, LAC score: threshold and sets", size, ours_split,
                         {"MAPIE SplitConformalClassifier": ("peer", lambda: peers["mapie"](p_cal, y_cal, p_test))}
                         if "mapie" in peers else {})
@@ -128,7 +128,7 @@ def comparisons():
         labels = rng.integers(0, k, size=n)
         w = rng.gamma(1.0, size=k)
         assert np.array_equal(weighted_thresholds(s, labels, w, ALPHA), naive_weighted_thresholds(s, labels, w, ALPHA))
-        rows += compare("weighted thresholds, eqs. (8)-(9)", f"n = {n:.0e}, k = {k}", lambda: weighted_thresholds(s, labels, w, ALPHA),
+        rows += compare("weighted thresholds, eqs. (8)-(9)", f"n = {power(n)}, k = {k}", lambda: weighted_thresholds(s, labels, w, ALPHA),
                         {"per-label loop over the sorted points": ("baseline", lambda: naive_weighted_thresholds(s, labels, w, ALPHA))})
     rows += compare("Figure 1 (a)-(c), 100 simulations", "n_cal = 500", lambda: conformal_figure1(n_sims=100, rng=np.random.default_rng(0)),
                     {"one simulation at a time": ("baseline", lambda: naive_figure1(100, np.random.default_rng(0)))})

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from companion.uniform_mass_binning import FIGURE1_N_BINS, FIGURE1_N_VALUES, umb_risk_grid, umb_risk_grid_exact
-from harness import compare
+from harness import compare, power
 
 N_REPS = 10
 
@@ -38,7 +38,7 @@ def draw_the_samples(rng: np.random.Generator) -> None:
 
 
 def comparisons():
-    size = f"{FIGURE1_N_VALUES.size} n to {FIGURE1_N_VALUES.max():.0e}, {FIGURE1_N_BINS.size} B, {N_REPS} repetitions"
+    size = f"{FIGURE1_N_VALUES.size} n to {power(FIGURE1_N_VALUES.max())}, {FIGURE1_N_BINS.size} B, {N_REPS} repetitions"
     return compare(
         "Figures 1-2 grid by exact sampling of the fits", size,
         lambda: umb_risk_grid_exact(FIGURE1_N_VALUES, FIGURE1_N_BINS, N_REPS, rng=np.random.default_rng(0)),

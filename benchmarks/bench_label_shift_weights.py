@@ -27,7 +27,7 @@ import numpy as np
 
 from companion.label_shift_weights import bbse, mlls, rlls, weight_estimation_rates
 from companion.scenarios import three_class_gaussian
-from harness import available, compare, given_classifier
+from harness import available, compare, given_classifier, power
 
 N_VALUES = (500, 1_000, 3_000, 10_000)
 N_REPS = 100  # the chapter's
@@ -87,7 +87,7 @@ def comparisons():
         if peers:
             assert np.allclose(acc(ps, ys, pt), bbse(ps, ys, pt, negative="keep").target_prior, atol=1e-12)
             assert np.allclose(pacc(ps, ys, pt), bbse(ps, ys, pt, soft=True, negative="keep").target_prior, atol=1e-12)
-        size = f"n_P = n_Q = {n:.0e}, k = 3"
+        size = f"n_P = n_Q = {power(n)}, k = 3"
         rows += compare("BBSE-hard (weights from classifier outputs)", size, lambda: bbse(ps, ys, pt, negative="keep"),
                         {"QuaPy ACC (exact solver)": ("peer", lambda: acc(ps, ys, pt))} if peers else {})
         rows += compare("BBSE-soft", size, lambda: bbse(ps, ys, pt, soft=True, negative="keep"),

@@ -85,7 +85,7 @@ def comparisons():
     levels = [tuple(row) for row in cal.bin_levels_]
     assert set(levels) == set(table) and cal.n_steps_ == steps
     assert max(float(np.max(np.abs(table[key] - pred))) for key, pred in zip(levels, cal.bin_predictions_)) < 1e-12
-    return compare("l_p calibration, Algorithm 2 (no noise, no pools)", f"k = {k}, n = {n:.0e}, lambda = {lam}",
+    return compare("l_p calibration, Algorithm 2 (no noise, no pools)", f"k = {k}, n = {n:,}, lambda = {lam}",
                    lambda: LpCalibrator(lam, threshold=threshold, noise=False, pools=False).fit(probs, y),
                    {"dictionaries and loops over samples": ("baseline", lambda: naive_fit(probs, y, lam, threshold))})
 

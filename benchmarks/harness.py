@@ -48,6 +48,11 @@ class Row:
         return self.companion / self.other_time
 
 
+def power(n: int) -> str:
+    """A power of ten as the tables write it: ``10**6`` -> ``1e6``."""
+    return f"1e{round(np.log10(n))}"
+
+
 def available(module: str) -> bool:
     """Whether an optional peer library is installed (``pip install -r benchmarks/requirements.txt``)."""
     return importlib.util.find_spec(module) is not None
@@ -112,5 +117,5 @@ def markdown(rows: list[Row]) -> str:
              "|---|---|---:|---|---|---:|---:|---:|"]
     for r in rows:
         lines.append(f"| {r.benchmark} | {r.size} | {r.companion:.3g} | {r.other} | {r.kind} | {r.other_time:.3g} | "
-                     f"{r.ratio:.2f} | {r.load:.1f} |")
+                     f"{r.ratio:.2g} | {r.load:.1f} |")
     return "\n".join(lines)
