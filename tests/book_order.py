@@ -39,6 +39,12 @@ def _resolve(module: str, is_package: bool, level: int, target: str | None) -> s
     return ".".join(base + ([target] if target else []))
 
 
+def _is_module(root: Path, name: str) -> bool:
+    """Whether the dotted ``name`` is a module or package of the tree at ``root`` (not a name inside one)."""
+    path = root.parent / name.replace(".", "/")
+    return path.is_dir() or path.with_suffix(".py").exists()
+
+
 def imports_of(path: Path, root: Path) -> set[str]:
     """Companion modules a file imports (``from .x import y`` counts ``companion.<pkg>.x`` and, when ``y`` is a module, it too)."""
     module = module_name(path, root)
@@ -52,8 +58,7 @@ def imports_of(path: Path, root: Path) -> set[str]:
             if target and target.split(".")[0] == root.name:
                 if target != module:  # ``from . import a`` in a package's __init__ names its modules, not itself
                     found.add(target)
-                found |= {f"{target}.{a.name}" for a in node.names if (root.parent / f"{target}.{a.name}".replace(".", "/")).exists()
-                          or (root.parent / (f"{target}.{a.name}".replace(".", "/") + ".py")).exists()}
+                found |= {f"{target}.{a.name}" for a in node.names if _is_module(root, f"{target}.{a.name}")}
     return found
 
 

@@ -30,7 +30,8 @@ class ApiTopics(SphinxDirective):
     def run(self):
         package = importlib.import_module(self.arguments[0])
         lines = []
-        for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: (_reading_order(package, m.name), m.name)):
+        order = _reading_order(package)
+        for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: (order.get(m.name, len(order)), m.name)):
             if info.name.startswith("_"):
                 continue
             name = f"{package.__name__}.{info.name}"
@@ -41,12 +42,12 @@ class ApiTopics(SphinxDirective):
         return container.children
 
 
-def _reading_order(package, name: str) -> int:
-    """Position of module ``name`` in the package's ``from . import ...`` line (its reading order); last if absent."""
+def _reading_order(package) -> dict[str, int]:
+    """Module name -> its position in the package's ``from . import ...`` line (its reading order)."""
     source = Path(package.__file__).read_text(encoding="utf-8")
     match = re.search(r"^from \. import \(?([\w,\s]+)\)?", source, flags=re.M)
-    order = [m.strip() for m in match.group(1).split(",") if m.strip()] if match else []
-    return order.index(name) if name in order else len(order)
+    names = [m.strip() for m in match.group(1).split(",") if m.strip()] if match else []
+    return {name: i for i, name in enumerate(names)}
 
 
 def _chapter_code(app) -> dict[str, str]:

@@ -107,14 +107,19 @@ def _apply_negative_policy(w: np.ndarray, p_hat: np.ndarray, policy: str, classe
     return w / mass
 
 
-def _moment_system(probs_source, y_source, probs_target, soft: bool, classes):
-    """The estimated moment system of BBSE and RLLS (``prop-lsw-moment``): source prior, classes, joint confusion, target feature means."""
+def _labelled_source_and_target(probs_source, y_source, probs_target, classes):
+    """The validated inputs every weight estimator reads: source and target rows, label codes, classes, source prior."""
     ps = as_simplex_rows(probs_source, "probs_source")
     pt = as_simplex_rows(probs_target, "probs_target")
     _check_same_classes(ps, pt, "probs_source", "probs_target")
     codes, classes = encode_labels(y_source, "y_source", ps.shape[1], classes)
     _check_rows(ps, codes, "probs_source", "y_source")
-    p_hat = _class_frequencies(codes, classes, "y_source")
+    return ps, pt, codes, classes, _class_frequencies(codes, classes, "y_source")
+
+
+def _moment_system(probs_source, y_source, probs_target, soft: bool, classes):
+    """The estimated moment system of BBSE and RLLS (``prop-lsw-moment``): source prior, classes, joint confusion, target feature means."""
+    ps, pt, codes, classes, p_hat = _labelled_source_and_target(probs_source, y_source, probs_target, classes)
     return p_hat, classes, _sample_confusion(ps, codes, soft), _target_means(pt, soft)
 
 
@@ -323,12 +328,7 @@ def mlls(probs_source, y_source, probs_target, *, calibration: str | None = None
     max_iter = check_int(max_iter, "max_iter")
     if calibration is not None:
         calibration = check_option(calibration, "calibration", _SCALINGS)
-    ps = as_simplex_rows(probs_source, "probs_source")
-    pt = as_simplex_rows(probs_target, "probs_target")
-    _check_same_classes(ps, pt, "probs_source", "probs_target")
-    codes, classes = encode_labels(y_source, "y_source", ps.shape[1], classes)
-    _check_rows(ps, codes, "probs_source", "y_source")
-    p_hat = _class_frequencies(codes, classes, "y_source")
+    ps, pt, codes, classes, p_hat = _labelled_source_and_target(probs_source, y_source, probs_target, classes)
     calibrator = None
     if calibration is not None:
         calibrator = fit_scaling(ps, codes, calibration, classes=np.arange(ps.shape[1]))
