@@ -696,8 +696,8 @@ reg("conformal_label_shift.thresholds.weighted_masses", dict(y_cal=Y3, weights=W
     dict(y_cal=labels(length=False), weights=array(out=(("entry_neg", [-1.0, 1.0, 1.0]),)), y=integer(minimum=0, out=(3,))))
 reg("conformal_label_shift.thresholds.weighted_thresholds", dict(cal_scores=SC[:, 0], y_cal=Y3, weights=WEIGHTS3, alpha=0.1),
     dict(cal_scores=array(length=True), y_cal=labels(), weights=array(out=(("entry_neg", [-1.0, 1.0, 1.0]),)), alpha=P01))
-reg("conformal_label_shift.thresholds.label_conditional_thresholds", dict(cal_scores=SC[:, 0], y_cal=Y3, alpha=0.1),
-    dict(cal_scores=array(length=True), y_cal=labels(), alpha=P01, n_classes=integer(minimum=1, skip=("None",))))
+reg("conformal_label_shift.thresholds.label_conditional_thresholds", dict(cal_scores=SC[:, 0], y_cal=Y3, alpha=0.1, n_classes=3),
+    dict(cal_scores=array(length=True), y_cal=labels(), alpha=P01, n_classes=integer(minimum=2)))  # None: required with one alpha
 reg("conformal_label_shift.thresholds.prediction_sets", dict(test_scores=SC, thresholds=np.array([0.5, 0.6, 0.7])),
     dict(test_scores=array(ndim=2), thresholds=array(length=True), include_top=boolean(),
          probs=free("probs=None unless include_top; checked with include_top in its own case")))

@@ -275,6 +275,31 @@ def test_weights_scale_invariance_and_masses():
     assert m[-1] == pytest.approx(w[2] / (w[labels].sum() + w[2]))
 
 
+def test_weighted_masses_and_thresholds_are_scale_safe_at_the_float_extremes():
+    # issue 27, items 1-2: [1e308, 5e307] overflowed the sum (all masses 0); [1e308, 1e-300] lost the small class to
+    # underflow ("eq. (9) is 0/0"). Against eq. (9) and the brute-force quantile in exact rationals
+    def exact_masses(labels, w, y):
+        m = [Fraction(w[c]) for c in labels] + [Fraction(w[y])]
+        return [float(v / sum(m)) for v in m]
+
+    for labels, w, y in (([0, 1, 0], [1e308, 5e307], 0), ([1] * 9, [1e308, 1e-300], 1), ([1] * 9, [1e308, 1e-300], 0),
+                         ([0, 1, 1], [1e-300, 1e300], 0), ([0, 1], [np.finfo(float).tiny, np.finfo(float).max], 1)):
+        got = weighted_masses(labels, w, y)
+        np.testing.assert_allclose(got, exact_masses(labels, w, y), rtol=1e-14, atol=1e-300)
+        assert abs(got.sum() - 1) < 1e-14
+    s = np.arange(1, 10) / 10
+    ones = np.ones(9, dtype=int)
+    for w in ([1e308, 1e-300], [1e-300, 1e308], [np.finfo(float).max, 1.0], [1.0, np.finfo(float).tiny]):
+        for alpha in (0.1, 0.2, 0.25):  # no exact tie: a shortfall of 1e-608 is read as one (see the docstring)
+            want = [float(brute_quantile(list(s) + [1.0], [w[1]] * 9 + [w[y]], Fraction(exact_level(alpha))))
+                    for y in range(2)]
+            np.testing.assert_array_equal(weighted_thresholds(s, ones, w, alpha), want)
+    np.testing.assert_array_equal(weighted_thresholds(s, ones, [1e308, 1e-300], 0.2), [1.0, 0.8])  # the reproducer
+    # in a batch, each row is normalised by its own classes
+    batch = weighted_thresholds(np.stack([s, s]), np.stack([ones, 1 - ones]), [1e308, 1e-300], 0.2)
+    np.testing.assert_array_equal(batch, [[1.0, 0.8], [0.8, 0.8]])
+
+
 def test_semicontinuity_at_a_jump():
     # lem-conf-semicontinuity: at a flat part of the weighted distribution function, perturbed weights
     # can only raise the threshold
@@ -305,6 +330,18 @@ def test_label_conditional_absent_class_gets_threshold_one():
     assert batch[0, 1] == 1.0 and batch[1, 1] < 1.0
     test = np.random.default_rng(0).random((2, 50, 3))
     assert np.all(prediction_sets(test, batch)[0, :, 1])
+
+
+def test_label_conditional_needs_the_number_of_classes():
+    # issue 27, item 4: with 3 classes and the last absent, max(y_cal) + 1 returned 2 thresholds silently
+    s = np.array([0.2, 0.4, 0.6])
+    with pytest.raises(ValueError, match="n_classes"):
+        label_conditional_thresholds(s, [0, 1, 1], 0.1)
+    got = label_conditional_thresholds(s, [0, 1, 1], 0.1, n_classes=3)
+    assert got.shape == (3,) and got[2] == 1.0  # the absent class: the quantile of {1} alone (eq. (10))
+    assert label_conditional_thresholds(s, [0, 1, 1], [0.1, 0.2, 0.3]).shape == (3,)  # one level per class gives k
+    with pytest.raises(ValueError, match="alpha"):
+        label_conditional_thresholds(s, [0, 1, 1], [0.1, 0.2], n_classes=3)
 
 
 def test_label_conditional_equals_split_per_class_and_levels():
@@ -375,6 +412,24 @@ def test_oracle_sets_and_tie_breaking():
     assert np.all(sets.sum(axis=1) == 1) and np.all(~sets[:, 2])
     assert abs(sets[:, 0].mean() - 0.5) < 0.05
     np.testing.assert_array_equal(oracle_sets(eta, 0.7), [[True, True, False]])
+
+
+def test_oracle_sets_read_alpha_by_its_decimal_intent():
+    # issue 27, item 3: 0.7 + 0.2 is 0.8999999999999999 in floats, but alpha = 0.1 is read as 1/10 everywhere;
+    # the mass above the third label is 9/10 exactly, not below 1 - alpha, so the set is {0, 1}
+    np.testing.assert_array_equal(oracle_sets([[0.7, 0.2, 0.1]], 0.1), [[True, True, False]])
+    np.testing.assert_array_equal(oracle_sets([[0.7, 0.2, 0.1]], 0.1, break_ties=True, rng=0), [[True, True, False]])
+    np.testing.assert_array_equal(oracle_sets([[0.7, 0.19, 0.11]], 0.1), [[True, True, True]])  # 0.89 < 0.9: a real gap
+    # randomised: 0.64 + 0.5 * 0.36 is 0.8200000000000001 in floats, 41/50 = 1 - 0.18 exactly: on the boundary, included
+    np.testing.assert_array_equal(oracle_sets([[0.64, 0.36]], 0.18, randomized=True, u=[0.5]), [[True, True]])
+    np.testing.assert_array_equal(oracle_sets([[0.64, 0.36]], 0.19, randomized=True, u=[0.5]), [[True, False]])
+    # the same reading as the split rank: with these masses as scores, the oracle at level alpha and the exact
+    # decimal comparison agree on a grid of decimal probabilities
+    grid = np.array([[a / 100, b / 100, (100 - a - b) / 100] for a in range(1, 99) for b in range(1, 100 - a)])
+    for alpha in (Fraction(1, 10), Fraction(3, 10), Fraction(1, 4)):
+        exact = np.array([[sum(Fraction(round(100 * v)) / 100 for v in row if v > row[y]) < 1 - alpha
+                           for y in range(3)] for row in grid])
+        np.testing.assert_array_equal(oracle_sets(grid, float(alpha)), exact)
 
 
 def test_split_coverage_exact_value_by_simulation():

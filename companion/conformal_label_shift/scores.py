@@ -23,7 +23,10 @@ Conventions shared by every function here
   arithmetic, with the level read by :func:`exact_level`: a float ``alpha``
   is the simplest fraction that rounds to it (``0.3`` means 3/10, ``1/3``
   means 1/3), a :class:`fractions.Fraction` is used as it is.  Every function
-  here reads a level this one way.
+  of the package reads a level this one way, and where a sum of floats meets
+  the level (the cumulative weights of :func:`~companion.conformal_label_shift.weighted_thresholds`,
+  the masses of :func:`~companion.conformal_label_shift.oracle_sets`) a difference
+  within rounding counts as equality: ``0.7 + 0.2`` reaches ``1 - 0.1``.
 * Every function accepts leading *batch* axes (independent repetitions), so
   that a simulation of ``R`` calibration sets is one call: calibration scores
   of shape ``(..., n)``, test scores ``(..., n_test, k)``.

@@ -47,6 +47,7 @@ __all__ = [
 #: Relative tolerance of the tie rule of :func:`weighted_thresholds`, in units
 #: of ``(k + 2)`` machine epsilons (``k`` classes): weights that differ from
 #: exact ones by rounding (a few units in the last place) decide ties exactly.
+#: :func:`oracle_sets` compares its masses with ``1 - alpha`` with the same tolerance.
 WEIGHT_RTOL_PER_CLASS = 8
 
 
@@ -107,6 +108,11 @@ def weighted_masses(y_cal, weights, y) -> np.ndarray:
     :math:`\varpi_i(y) = w(Y_i)/(\sum_{j\le n}w(Y_j) + w(y))` for :math:`i\le n`
     and :math:`\varpi_{n+1}(y) = w(y)/(\sum_{j\le n}w(Y_j)+w(y))` (book
     ``def-conf-weighted``).  Shape ``(n + 1,)``; for exposition and tests.
+    Scale-safe: the weights involved (those of the calibration labels and of
+    ``y``) are divided by their largest value before they are summed, so any
+    finite normal weights give masses summing to 1 (``[1e308, 5e307]`` does
+    not overflow; a class of weight ``1e-300`` beside one of ``1e308`` is not
+    lost when only it occurs).
     """
     codes = np.asarray(y_cal)
     if codes.ndim != 1 or codes.size == 0:
@@ -119,10 +125,11 @@ def weighted_masses(y_cal, weights, y) -> np.ndarray:
     if isinstance(y, bool) or not isinstance(y, numbers.Integral) or not 0 <= y < w.size:
         raise ValueError(f"y must be a class position in 0, ..., {w.size - 1}, got {y!r}")
     mass = np.append(w[codes], w[y])
-    total = mass.sum()
-    if total <= 0:
+    top = mass.max()
+    if top <= 0:
         raise ValueError("the weights of the calibration labels and of y are all zero: eq. (9) is 0/0")
-    return mass / total
+    mass = mass / top  # only the ratios matter: the largest involved weight is 1, so the sum neither overflows nor vanishes
+    return mass / mass.sum()
 
 
 def weighted_thresholds(cal_scores, y_cal, weights, alpha) -> np.ndarray:
@@ -147,8 +154,12 @@ def weighted_thresholds(cal_scores, y_cal, weights, alpha) -> np.ndarray:
     exact rule does, whatever the rounding of the weights and whatever their
     common scale:
 
-    * the weights are divided by their largest value (only the ratios matter,
-      and no sum can overflow);
+    * the weights are divided by the largest weight of a class that occurs
+      in the calibration set (only the ratios matter; no sum can overflow,
+      and a class is lost to underflow only beside a weight more than
+      :math:`10^{308}` times its own, where its share of every sum is below
+      rounding: weights ``[1e308, 1e-300]`` with every calibration label 1
+      give threshold 1 for label 0 and the split threshold for label 1);
     * :math:`C_j=\sum_c w_c N_c(j)` is formed from the exact integer counts
       :math:`N_c(j)` of class :math:`c` among the first :math:`j` sorted
       scores, so its rounding error is at most about :math:`k` units in the
@@ -166,8 +177,8 @@ def weighted_thresholds(cal_scores, y_cal, weights, alpha) -> np.ndarray:
     **When the rule is exact.**  Let the weights be within a few units in the
     last place of values proportional to integers :math:`m_c\le m`.  After the
     normalisation a genuine shortfall is at least :math:`1/m`, while
-    :math:`bC_j+aD<2b(n+1)`; so every threshold equals eq. (8) in exact
-    arithmetic whenever :math:`b\,m\,(n+1)(k+2)\le10^{14}` (for example
+    :math:`bC_j+aD\le b(2n+m)`; so every threshold equals eq. (8) in exact
+    arithmetic whenever :math:`b\,m\,(2n+m)(k+2)\le2\cdot10^{14}` (for example
     :math:`\alpha=0.1`, :math:`w^*\propto(9,1,5)`: up to :math:`n\approx2\cdot10^{11}`).
     Under this condition equal weights (:math:`m=1`) give the split threshold
     of :func:`split_threshold` (no special case), and ``c * weights`` gives
@@ -206,14 +217,23 @@ def weighted_thresholds(cal_scores, y_cal, weights, alpha) -> np.ndarray:
     batch = np.broadcast_shapes(s.shape[:-1], w.shape[:-1])
     s = np.broadcast_to(s, batch + s.shape[-1:])
     codes = np.broadcast_to(codes, s.shape)
-    w = np.broadcast_to(w / w.max(axis=-1, keepdims=True), batch + (k,))  # only the ratios matter
+    w = np.broadcast_to(w, batch + (k,))
     n = s.shape[-1]
+    # only the ratios matter: divide by the largest weight of a class that occurs in the calibration set, so that
+    # C_n is between 1 and n whatever the scale, and no class that occurs is lost to underflow next to a huge
+    # weight of a class that does not (its own threshold is then 1: the test point carries all the mass)
+    present = np.stack([np.any(codes == c, axis=-1) for c in range(k)], axis=-1)  # (..., k)
+    top = np.max(np.where(present, w, 0.0), axis=-1, keepdims=True)
+    top = np.where(top > 0, top, 1.0)  # every class that occurs has weight 0: C_j = 0 for all j
+    with np.errstate(over="ignore"):
+        w = w / top  # a weight of an absent class may overflow to inf: its threshold is 1, as in exact arithmetic
     order = np.argsort(s, axis=-1, kind="stable")
     s_sorted = np.take_along_axis(s, order, axis=-1)
     codes_sorted = np.take_along_axis(codes, order, axis=-1)
+    w_cal = np.where(present, w, 0.0)  # the classes that occur: all at most 1
     cum = np.zeros(s.shape)
     for c in range(k):  # a loop over the classes: C_j = sum_c w_c N_c(j) with exact integer counts N_c(j)
-        cum += w[..., c:c + 1] * np.cumsum(codes_sorted == c, axis=-1)
+        cum += w_cal[..., c:c + 1] * np.cumsum(codes_sorted == c, axis=-1)
     denom = cum[..., -1:] + w  # C_n + w_y, (..., k)
     if np.any(denom <= 0):
         raise ValueError("weights of the calibration labels and of a candidate label are all zero: eq. (9) is 0/0 for it")
@@ -249,8 +269,10 @@ def label_conditional_thresholds(cal_scores, y_cal, alpha, n_classes: int | None
     alpha : float, Fraction, or sequence of k of them
         One miscoverage level, or one per class, each in (0, 1).
     n_classes : int, optional
-        Number of classes ``k``; default: the length of ``alpha`` if it is a
-        sequence, otherwise ``max(y_cal) + 1``.
+        Number of classes ``k``: required with a single level ``alpha`` (the
+        labels cannot tell it: a class absent from ``y_cal`` must still get
+        its threshold 1); with one level per class it defaults to the length
+        of ``alpha`` and must agree with it.
 
     Returns
     -------
@@ -259,13 +281,12 @@ def label_conditional_thresholds(cal_scores, y_cal, alpha, n_classes: int | None
     s = _as_scores(cal_scores, "cal_scores")
     n_classes = _scalar(n_classes)
     if n_classes is None:
-        if np.ndim(alpha) == 1:
-            n_classes = len(alpha)
-            if n_classes < 2:
-                raise ValueError(f"alpha must be a scalar or hold one level per class (at least 2), got {len(alpha)}")
-        else:
-            codes = _as_label_array(y_cal, "y_cal", s.shape, None, "cal_scores")
-            n_classes = max(int(np.max(codes)) + 1, 2)
+        if np.ndim(alpha) != 1:
+            raise ValueError("n_classes is required with a single level alpha: max(y_cal) + 1 would drop a class absent "
+                             "from the calibration set, whose threshold is 1 (eq. (10))")
+        n_classes = len(alpha)
+        if n_classes < 2:
+            raise ValueError(f"alpha must be a scalar or hold one level per class (at least 2), got {len(alpha)}")
     if isinstance(n_classes, bool) or not isinstance(n_classes, numbers.Integral) or not 2 <= n_classes <= 2**31:
         raise ValueError(f"n_classes must be an integer >= 2 (and at most 2**31), got {n_classes!r}")
     k = int(n_classes)
@@ -357,6 +378,17 @@ def oracle_sets(probs, alpha, *, randomized: bool = False, rng=None, u=None, bre
     :math:`1-\alpha` (App. B.1; book ``def-conf-oracle``).  ``probs`` are the
     true posteriors :math:`\eta(x)`.
 
+    **How the level is read.**  ``alpha`` is read by :func:`exact_level`, as
+    everywhere in the package (``0.1`` is 1/10), and the masses, sums of
+    floating-point probabilities, are compared with :math:`1-\alpha` up to
+    rounding: a mass within ``WEIGHT_RTOL_PER_CLASS * (k + 2)`` machine
+    epsilons of :math:`1-\alpha` counts as equal to it, the tolerance of the
+    tie rule of :func:`weighted_thresholds`.  So ``[[0.7, 0.2, 0.1]]`` at
+    ``alpha = 0.1`` gives ``{0, 1}``: the mass above label 2 is
+    :math:`0.7+0.2=0.9`, not below :math:`1-\alpha`, although ``0.7 + 0.2`` is
+    ``0.8999999999999999`` in floats.  A genuine difference smaller than the
+    tolerance (about :math:`10^{-14}`) is read as a tie too.
+
     Returns
     -------
     numpy.ndarray of bool, shape (..., n, k)
@@ -366,7 +398,8 @@ def oracle_sets(probs, alpha, *, randomized: bool = False, rng=None, u=None, bre
     randomized, break_ties = _flag(randomized, "randomized"), _flag(break_ties, "break_ties")
     if rng is not None:
         rng = as_rng(rng)
-    beta = 1.0 - float(level.numerator) / float(level.denominator)
+    beta = float(1 - level)
+    tol = WEIGHT_RTOL_PER_CLASS * (p.shape[-1] + 2) * np.finfo(float).eps  # a mass this close to 1 - alpha equals it
     if break_ties:
         if rng is None:
             raise ValueError("break_ties=True needs rng (the random order of tied labels)")
@@ -380,9 +413,9 @@ def oracle_sets(probs, alpha, *, randomized: bool = False, rng=None, u=None, bre
     else:
         above = _mass_above(p)
     if not randomized:
-        return above < beta
+        return above < beta - tol
     uu = _uniforms(p.shape[:-1], rng, u, "randomized oracle")
-    return above + uu[..., None] * p <= beta
+    return above + uu[..., None] * p <= beta + tol
 
 
 class Coverage(NamedTuple):
