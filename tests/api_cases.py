@@ -1109,6 +1109,8 @@ reg("conformal_label_shift.experiments.label_conditional_study", dict(n_sims=2, 
     dict(n_sims=REPS, n_train=integer(), n_test=integer(), alpha=P01, settings=obj(), rng=SEED, chunk=integer()))
 reg("conformal_label_shift.guarantee_checks.coverage_guarantee_check", dict(n_sims=4, n_cal=24, n_test=20, n_cal_lc=60, rng=0, chunk=4),
     dict(n_sims=REPS, n_cal=integer(), n_test=integer(), alpha=P01, n_cal_lc=integer(), rng=SEED, chunk=integer()))
+reg("conformal_label_shift.guarantee_checks.coverage_given_values", dict(scores=SC[:, 0], labels=Y3, weights=np.array([9, 1, 5]), alpha=0.1),
+    dict(scores=array(length=True), labels=labels(), weights=array(out=(("entry_neg", [-1, 1, 1]), ("floats", [0.5, 1.0, 1.5]))), alpha=P01))
 reg("conformal_label_shift.guarantee_checks.bernoulli_quantile_jump", dict(n_values=np.array([10, 100]), offsets=np.array([-0.02, 0.0]), n_reps=20, rng=0),
     dict(n_values=NS(), offsets=array(out=(("entry_2", [2.0]),)), alpha=P01, n_reps=REPS, rng=SEED))
 

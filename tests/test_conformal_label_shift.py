@@ -12,6 +12,7 @@ from companion.conformal_label_shift import (
     conformal_rank,
     conformal_scores,
     coverage,
+    coverage_given_values,
     exact_level,
     label_conditional_thresholds,
     mass_above,
@@ -430,6 +431,30 @@ def test_oracle_sets_read_alpha_by_its_decimal_intent():
         exact = np.array([[sum(Fraction(round(100 * v)) / 100 for v in row if v > row[y]) < 1 - alpha
                            for y in range(3)] for row in grid])
         np.testing.assert_array_equal(oracle_sets(grid, float(alpha)), exact)
+
+
+def test_coverage_given_values_against_the_exact_weighted_distribution():
+    # lem-conf-weighted-quantile, step 2: G(Q(G)) built in exact rationals and inverted by brute force, with ties
+    rng = np.random.default_rng(12)
+    for _ in range(300):
+        m, k = int(rng.integers(1, 15)), int(rng.integers(2, 4))
+        s, labels = rng.integers(0, 6, size=m) / 5, rng.integers(0, k, size=m)
+        w = [Fraction(int(a), int(b)) for a, b in zip(rng.integers(0, 5, size=k), rng.integers(1, 4, size=k))]
+        if sum(w[c] for c in labels) == 0:
+            with pytest.raises(ValueError, match="0/0|not all zero"):
+                coverage_given_values(s, labels, w, 0.1)
+            continue
+        alpha = [Fraction(1, 10), Fraction(1, 3), Fraction(1, 4)][int(rng.integers(3))]
+        masses = [w[c] for c in labels]
+        z = brute_quantile(list(s), masses, alpha)
+        want = sum(mm for a, mm in zip(s, masses) if Fraction(a) <= z) / sum(masses)
+        assert coverage_given_values(s, labels, w, float(alpha)) == pytest.approx(float(want), rel=1e-15)
+    # equal weights and distinct scores: ceil((1 - alpha) m) / m, the split value with m = n + 1
+    assert coverage_given_values(np.arange(25) / 25, np.zeros(25, dtype=int), [1, 1], 0.1) == 23 / 25
+    # huge integer weights are exact (Python integers when int64 could overflow)
+    assert coverage_given_values([0.1, 0.2], [0, 1], [10**30, 1], 0.5) == 1.0
+    with pytest.raises(ValueError, match="weights"):
+        coverage_given_values([0.1, 0.2], [0, 1], [0.5, 1.5], 0.1)  # floats are not exact ratios
 
 
 def test_split_coverage_exact_value_by_simulation():

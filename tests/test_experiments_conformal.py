@@ -19,6 +19,7 @@ from companion.conformal_label_shift import (
     randomization_draw,
     randomization_study,
     thresholds_by_calibration_size,
+    weighted_thresholds,
 )
 from companion.scenarios import three_class_gaussian
 
@@ -45,6 +46,10 @@ def test_figure1_digits_runs_and_weights_help():
     assert np.mean(r["coverage"]["oracle"]) > np.mean(r["coverage"]["standard"]) + 0.03
     assert r["sizes"]["calibration"] == 100
     assert np.all(r["accuracy"] > 0.5)
+    # the returned scores at the true labels give back the oracle coverage through the thresholds
+    t = weighted_thresholds(r["cal_scores"], r["cal_labels"], r["true_weights"], r["alpha"])
+    hit = r["test_scores"] <= np.take_along_axis(t, r["test_labels"], axis=-1)
+    np.testing.assert_allclose(hit.mean(axis=-1), r["coverage"]["oracle"], rtol=0, atol=1e-12)
 
 
 def test_randomization_scheme1_learns_one_minus_alpha():

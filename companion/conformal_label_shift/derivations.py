@@ -1,6 +1,8 @@
 """Sympy derivations for conformal prediction under label shift (paper 001, section 2, App. B.3, App. D).
 
-Every ``*_residual(s)`` entry must simplify to exactly 0.  Labels refer to the
+Every ``*_residual(s)`` entry must simplify to exactly 0 (those of
+:func:`label_shift_factorization_residual` and :func:`uniform_weight_masses`
+by construction: algebra written out for the record).  Labels refer to the
 chapter ``chap-conformal-label-shift``: ``lem-conf-weighted-quantile``,
 ``prop-conf-label-shift-weights``, ``thm-conf-split``, ``thm-conf-weighted``,
 ``ex-conf-bernoulli``.
@@ -73,6 +75,13 @@ def label_shift_factorization_residual(n: int = 2) -> sp.Expr:
     :math:`\prod_{i\le n}p(x_i,y_i)\,q(x_{n+1},y_{n+1})`.  Returns that minus
     :math:`w(y_{n+1})\prod_{i\le n+1}p(x_i,y_i)` with :math:`w = q/p`, for two
     classes and symbolic densities and labels written as indicator sums.
+
+    **Algebra, not a check**: both sides are built from the same densities,
+    and :math:`q(x,y) = w_y\,p(x,y)` is the definition of :math:`w`, so the
+    residual is 0 by construction.  It writes out the one-line step of the
+    proof of ``prop-conf-label-shift-weights`` for the record; the checks that
+    can fail are :func:`permutation_weight_residuals` (eq. (26) by brute force)
+    and the coverage simulations.
     """
     n = _small_int(n, "n", 1, 4)
     p0, p1 = sp.symbols("p0 p1", positive=True)
@@ -155,7 +164,10 @@ def bernoulli_normal_limits() -> dict:
     :math:`1-\Phi\bigl(\sqrt n\,((1-\alpha)-\vartheta)/\sqrt{\vartheta(1-\vartheta)}\bigr)`
     tends to 1 for :math:`\vartheta > 1-\alpha`, to 0 for
     :math:`\vartheta < 1-\alpha` and equals 1/2 at :math:`\vartheta = 1-\alpha`.
-    Returns the three limits (sympy numbers).
+    Returns the three limits (sympy numbers).  The limits are elementary (the
+    sign of :math:`(1-\alpha)-\vartheta` decides them, and :math:`1-\Phi(0)=1/2`):
+    written out for the record, not a check; the binomial probabilities of
+    :func:`~companion.conformal_label_shift.bernoulli_quantile_jump` are the evidence.
     """
     n = sp.symbols("n", positive=True)
     alpha = sp.Rational(1, 10)

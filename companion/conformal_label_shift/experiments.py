@@ -237,8 +237,11 @@ def conformal_figure1_digits(
     Scores: randomised, eq. (6).
 
     Returns ``coverage`` and ``size`` per method (``(n_splits,)``),
-    ``weights_hat``, ``accuracy`` (target test accuracy of the classifier) and
-    the part sizes.
+    ``weights_hat``, ``accuracy`` (target test accuracy of the classifier),
+    the part sizes, and the scores at the true labels with their labels,
+    ``cal_scores``, ``cal_labels`` (``(n_splits, n_cal)``) and
+    ``test_scores``, ``test_labels`` (``(n_splits, n_test)``), for checks such
+    as :func:`~companion.conformal_label_shift.coverage_given_values`.
 
     Memoised (:func:`companion._memo.memoised`): a second call with the same
     arguments (an integer ``rng``) returns a copy of the first result, so a
@@ -271,6 +274,9 @@ def conformal_figure1_digits(
     size = {m: np.empty(n_splits) for m in methods}
     w_hat = np.empty((n_splits, 3))
     acc = np.empty(n_splits)
+    n_test = target_size - n_weights_target
+    scores = {"cal_scores": np.empty((n_splits, n_cal)), "cal_labels": np.empty((n_splits, n_cal), dtype=np.int64),
+              "test_scores": np.empty((n_splits, n_test)), "test_labels": np.empty((n_splits, n_test), dtype=np.int64)}
     for s in range(n_splits):  # one classifier per split
         perm = rng.permutation(y.size)
         first = np.zeros(y.size, dtype=bool)
@@ -292,10 +298,12 @@ def conformal_figure1_digits(
         for m in methods:
             res = coverage(prediction_sets(test_s, thr[m]), y[test])
             cov[m][s], size[m][s] = res.marginal, res.mean_size
+        scores["cal_scores"][s], scores["cal_labels"][s] = cal_s, y[cal]
+        scores["test_scores"][s], scores["test_labels"][s] = true_label_scores(test_s, y[test]), y[test]
     sizes = {"train": n_train, "calibration": n_cal, "weights_source": source_size - n_train - n_cal,
-             "weights_target": n_weights_target, "test": target_size - n_weights_target}
+             "weights_target": n_weights_target, "test": n_test}
     return {"coverage": cov, "size": size, "weights_hat": w_hat, "true_weights": w_star, "accuracy": acc,
-            "methods": methods, "alpha": alpha, "sizes": sizes}
+            "methods": methods, "alpha": alpha, "sizes": sizes, **scores}
 
 
 RANDOMIZATION_METHODS = ("oracle", "oracle randomized", "conformal rho", "scheme 1", "scheme 2")

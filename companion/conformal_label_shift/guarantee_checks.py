@@ -1,13 +1,17 @@
-"""Simulations behind the coverage guarantees of conformal prediction under label shift (paper 001, section 2, App. B.3, D).
+r"""Simulations behind the coverage guarantees of conformal prediction under label shift (paper 001, section 2, App. B.3, D).
 
 * :func:`coverage_guarantee_check`: the exact coverage of Theorem 1 (split),
   Theorem 2 (weighted, oracle weights) and eq. (10) (label-conditional) by
   simulation, against exact comparison values;
+* :func:`coverage_given_values`: the coverage of weighted conformal sets
+  given the values of the scores, :math:`\hat G(Q_{1-\alpha}(\hat G))`
+  (the identity in the proof of the weighted quantile lemma), in exact
+  integer arithmetic;
 * :func:`bernoulli_quantile_jump`: the example after Corollary 1, a plug-in
   quantile that is not consistent at a jump.
 
-Book labels: ``thm-conf-split``, ``thm-conf-weighted``, ``prop-conf-label-conditional``,
-``cor-conf-estimated``, ``ex-conf-bernoulli``.
+Book labels: ``thm-conf-split``, ``thm-conf-weighted``, ``lem-conf-weighted-quantile``,
+``prop-conf-label-conditional``, ``cor-conf-estimated``, ``ex-conf-bernoulli``.
 """
 
 from __future__ import annotations
@@ -29,9 +33,75 @@ from .thresholds import (
     split_threshold,
     weighted_thresholds,
 )
-from .scores import conformal_scores, exact_level, true_label_scores
+from .scores import _as_label_array, _as_scores, conformal_scores, exact_level, true_label_scores
 
-__all__ = ["coverage_guarantee_check", "bernoulli_quantile_jump"]
+__all__ = ["coverage_given_values", "coverage_guarantee_check", "bernoulli_quantile_jump"]
+
+
+def _exact_integer_weights(weights) -> np.ndarray:
+    """Non-negative integers or :class:`fractions.Fraction` as integers with the same ratios (not all zero)."""
+    arr = np.asarray(weights, dtype=object)
+    rule = "weights must be a 1-dimensional sequence of non-negative integers or fractions.Fraction (exact ratios), not all zero"
+    if arr.ndim != 1 or arr.size < 2:
+        raise ValueError(f"{rule}; got shape {arr.shape}")
+    items = [v.item() if isinstance(v, np.generic) else v for v in arr]
+    if any(isinstance(v, bool) or not isinstance(v, (int, Fraction)) or v < 0 for v in items) or not any(items):
+        raise ValueError(f"{rule}; got {list(items)!r}")
+    common = math.lcm(*(Fraction(v).denominator for v in items))
+    return np.array([int(Fraction(v) * common) for v in items], dtype=object)
+
+
+def coverage_given_values(scores, labels, weights, alpha) -> np.ndarray | float:
+    r"""The coverage of weighted conformal sets given the values of the scores: :math:`\hat G(Q_{1-\alpha}(\hat G))`.
+
+    Book: ``lem-conf-weighted-quantile`` (proof, step 2), ``thm-conf-weighted``.
+    For the :math:`m = n+1` points (the calibration points and one test
+    point; :math:`\hat G` is symmetric in them) with scores :math:`S_i` and
+    labels :math:`Y_i`, :math:`\hat G = \sum_{i\le m}\varpi_i\delta_{S_i}`
+    with :math:`\varpi_i = w(Y_i)/\sum_{j\le m}w(Y_j)`; given these values,
+    the test point is covered with probability :math:`\hat G(z^\star)`,
+    :math:`z^\star = Q_{1-\alpha}(\hat G)`: the cumulative mass of the sorted
+    scores at the first score where it reaches :math:`1-\alpha` (every atom
+    at :math:`z^\star` included).  Averaged over draws of the values, it is the
+    coverage of the sets with these weights, computed without a threshold
+    or a test set.  Exact: the weights are integers or fractions, the level
+    is :func:`exact_level`'s fraction, the comparison is in integers.
+
+    Parameters
+    ----------
+    scores : array_like, shape (..., m)
+        The scores of all points at their true labels, in [0, 1].
+    labels : array_like of int, shape (..., m)
+        Their labels (class positions).
+    weights : sequence of k non-negative integers or fractions.Fraction
+        Exact weights (only the ratios matter): for :math:`w^* = q/p` with
+        decimal priors, ``[Fraction("0.3") / Fraction("0.1"), ...]``.
+    alpha : float or fractions.Fraction
+        Miscoverage level in (0, 1).
+
+    Returns
+    -------
+    float, or numpy.ndarray of shape ``(...)``.
+    """
+    s = _as_scores(scores, "scores")
+    w = _exact_integer_weights(weights)
+    codes = _as_label_array(labels, "labels", s.shape, w.size, "scores")
+    level = 1 - exact_level(alpha)
+    m = s.shape[-1]
+    if m * max(w) * level.denominator < 2**62:  # no product below can overflow int64
+        w = w.astype(np.int64)
+    order = np.argsort(s, axis=-1, kind="stable")
+    s_sorted = np.take_along_axis(s, order, axis=-1)
+    cum = np.cumsum(w[np.take_along_axis(codes, order, axis=-1)], axis=-1)
+    total = cum[..., -1:]
+    if np.any(total == 0):
+        raise ValueError("the weights of all the labels are zero in some set of points: eq. (9) is 0/0")
+    first = np.argmax(cum * level.denominator >= total * level.numerator, axis=-1)  # reached at the latest at m - 1
+    z_star = np.take_along_axis(s_sorted, first[..., None], axis=-1)
+    last = np.sum(s_sorted <= z_star, axis=-1) - 1  # every atom at z*
+    covered = np.take_along_axis(cum, last[..., None], axis=-1)[..., 0]
+    out = np.asarray(covered / total[..., 0], dtype=float)
+    return float(out) if out.ndim == 0 else out
 
 
 @memoised
@@ -82,11 +152,8 @@ def coverage_guarantee_check(n_sims: int = 4000, n_cal: int = 24, n_test: int = 
     split_cov, weighted_cov, max_mass = np.empty(n_sims), np.empty(n_sims), np.empty(n_sims)
     lc_cov = np.empty((n_sims, 3))
     identity_cov = np.empty(n_sims)
-    # integer weights proportional to w = q/p (exact ratios of the decimal priors), and the level as a fraction
-    ratios = [Fraction(repr(float(qy))) / Fraction(repr(float(py))) for py, qy in zip(sc.prior("source"), sc.prior("target"))]
-    common = math.lcm(*(fr.denominator for fr in ratios))
-    w_int = np.array([int(fr * common) for fr in ratios], dtype=np.int64)
-    level = 1 - exact_level(alpha)
+    # w = q/p as exact ratios of the decimal priors
+    w_exact = [Fraction(repr(float(qy))) / Fraction(repr(float(py))) for py, qy in zip(sc.prior("source"), sc.prior("target"))]
     rng_identity = rng.spawn(1)[0]  # an independent stream: the other draws are unchanged by this check
     for start, r in _chunks(n_sims, chunk):
         sl = slice(start, start + r)
@@ -111,12 +178,7 @@ def coverage_guarantee_check(n_sims: int = 4000, n_cal: int = 24, n_test: int = 
         xb, yb = sc.sample(1, rng_identity, "target", size=(r,))
         xab, yab = np.concatenate([xa, xb], axis=-2), np.concatenate([ya, yb], axis=-1)
         sab = true_label_scores(conformal_scores(sc.posterior(xab), "randomized", rng_identity), yab)
-        order = np.argsort(sab, axis=-1)
-        cum = np.cumsum(w_int[np.take_along_axis(yab, order, axis=-1)], axis=-1)  # exact integers
-        total = cum[:, -1:]
-        reached = cum * level.denominator >= total * level.numerator  # cumulative mass >= 1 - alpha
-        first = np.argmax(reached, axis=-1)
-        identity_cov[sl] = cum[np.arange(r), first] / total[:, 0]
+        identity_cov[sl] = coverage_given_values(sab, yab, w_exact, alpha)
     se = lambda v: float(np.std(v, ddof=1) / np.sqrt(v.shape[0]))  # noqa: E731
     beta = 1 - exact_level(alpha)
     rank = math.ceil(beta * (n_cal + 1))
