@@ -28,6 +28,8 @@ __all__ = [
     "check_same_length",
     "check_open_unit",
     "check_int",
+    "check_size",
+    "check_memory",
     "check_positive",
     "as_positive_ints",
     "as_weights",
@@ -41,6 +43,11 @@ __all__ = [
 #: The largest integer the companion accepts for a count (sizes, bins, repetitions): exact in a
 #: float64 and far from the int64 limit, so ``2 * n`` and ``n + 1`` cannot overflow anywhere.
 MAX_INT = 2**53
+
+#: The most memory (bytes) the arrays one size argument implies may take: 4 GiB.  A size that
+#: would need more is refused up front by :func:`check_memory` / :func:`check_size`, with a
+#: message that gives the memory it implies, instead of a MemoryError (or swapping) part-way.
+MAX_BYTES = 2**32
 
 #: Tolerance on the row sums of a probability matrix.
 SIMPLEX_ATOL = 1e-9
@@ -222,6 +229,38 @@ def check_int(n, name: str, *, minimum: int = 1, maximum: int = MAX_INT) -> int:
         raise ValueError(f"{name} must be at least {minimum}, got {n}")
     if n > maximum:
         raise ValueError(f"{name} must be at most {maximum}, got {n}")
+    return n
+
+
+def _gib(n_bytes: float) -> str:
+    return f"{n_bytes / 2**30:.3g} GiB"
+
+
+def check_memory(n_items, name: str, *, item_bytes: int = 8, what: str = "") -> None:
+    """Raise a ValueError naming ``name`` if ``n_items`` items of ``item_bytes`` bytes exceed :data:`MAX_BYTES`.
+
+    ``n_items`` is the number of array entries the size argument ``name``
+    implies (a Python int, so the product cannot overflow); ``what`` says how
+    (``"n_reps * len(n_values)"``).  The message gives the memory needed, the
+    limit and the largest admissible count.
+    """
+    need = int(n_items) * int(item_bytes)
+    if need > MAX_BYTES:
+        how = f" ({what})" if what else ""
+        raise ValueError(
+            f"{name} is too large for memory: it implies {int(n_items):.3g} entries{how} of {item_bytes} bytes, "
+            f"{_gib(need)}, above the companion's limit of {_gib(MAX_BYTES)} per call "
+            f"(at most {MAX_BYTES // int(item_bytes):,} entries)")
+
+
+def check_size(n, name: str, *, minimum: int = 1, item_bytes: int = 8, what: str = "") -> int:
+    """:func:`check_int` for a size that sets an array's length: also bounded by the memory it implies.
+
+    ``item_bytes`` is the memory one unit of ``n`` takes (all arrays of that
+    length together, e.g. ``32`` for four float64 arrays of length ``n``).
+    """
+    n = check_int(n, name, minimum=minimum)
+    check_memory(n, name, item_bytes=item_bytes, what=what)
     return n
 
 

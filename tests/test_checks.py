@@ -273,3 +273,49 @@ def test_real_values_of_any_shape():
     for bad in ("0.5", [0.5, np.nan], [], [[1.0], [1.0, 2.0]]):
         with pytest.raises(ValueError, match="^t must"):
             C.as_real_values(bad, "t")
+
+
+# --- issue 27 item 15: a size is bounded by the memory it implies, and the message says so ---
+
+
+def test_check_size_bounds_the_memory_and_says_so():
+    from companion._checks import MAX_BYTES, check_memory, check_size
+
+    assert check_size(MAX_BYTES // 32, "n", item_bytes=32) == MAX_BYTES // 32
+    with pytest.raises(ValueError, match=r"n is too large for memory: .* 4 GiB per call \(at most 134,217,728 entries\)"):
+        check_size(MAX_BYTES // 32 + 1, "n", item_bytes=32)
+    with pytest.raises(ValueError, match="n must be an integer"):
+        check_size(2.5, "n")
+    check_memory(10**3 * 10**3, "n_reps", item_bytes=8)
+    with pytest.raises(ValueError, match=r"n_reps is too large for memory: it implies 1e\+12 entries \(reps x bins\)"):
+        check_memory(10**6 * 10**6, "n_reps", what="reps x bins")
+
+
+def _memory_reproducers():
+    from companion.binning_label_shift.experiments import theorem3_coverage
+    from companion.calibration_sharpness import decomposition_across_priors
+    from companion.label_shift_recalibration.experiments import ratio_event_frequency
+    from companion.multiclass_lp import MulticlassScenario, top_label_ece
+    from companion.multiclass_lp.guarantee_checks import two_worlds_demo
+    from companion.scenarios import GaussianMixture, RatingScaleExample
+
+    rows = np.full((4, 2), 0.5)
+    return {
+        "n": lambda: GaussianMixture(0.3, 2.0).sample(10**15, 0),
+        "n_nodes": lambda: RatingScaleExample(n_nodes=10**15).target_masses,
+        "n_trials": lambda: RatingScaleExample(n_trials=10**15).target_masses,
+        "n_atoms": lambda: MulticlassScenario(3, n_atoms=10**9),
+        "n ": lambda: decomposition_across_priors(n=10**9),
+        "n_reps": lambda: theorem3_coverage(n_reps=10**12),
+        "n_bins": lambda: top_label_ece(rows, np.array([0, 1, 0, 1]), n_bins=10**9),
+        "n_bins_values": lambda: two_worlds_demo(n_bins_values=[10**15]),
+        "mu": lambda: GaussianMixture(0.3, 1e6).population_risks(np.array([0, 0.5, 1.0]), np.array([0.25, 0.75])),
+        "beta": lambda: ratio_event_frequency(1 + 1e-9, 0.1, 0.5, 0.1, 10),
+    }
+
+
+@pytest.mark.parametrize("arg", sorted(_memory_reproducers()))
+def test_sizes_that_would_exhaust_memory_are_refused_up_front(arg):
+    # each call used to raise MemoryError or OverflowError (or to allocate tens of GiB) after passing validation
+    with pytest.raises(ValueError, match=rf"^{arg.strip()} (is too large for memory|must be at most|= )"):
+        _memory_reproducers()[arg]()

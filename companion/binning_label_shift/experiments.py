@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit, logit, ndtri
 
-from .._checks import as_probabilities, as_real_array, as_rng, check_int, check_open_unit
+from .._checks import as_probabilities, as_real_array, as_rng, check_int, check_memory, check_open_unit
 from .._memo import memoised
 from ..label_shift_weights import bbse, bbse_error_bound, label_shift_scenario
 from ..label_shift_weights.estimators import _batched_bbse
@@ -131,6 +131,7 @@ def theorem3_coverage(
     rng = as_rng(rng)
     _, _, cond = scenario_partition(sc, n_cuts)
     k, n_bins = cond.shape
+    check_memory(n_reps * n_bins * (k + 1), "n_reps", item_bytes=64, what=f"counts and frequencies of {n_bins} bins x {k} classes per repetition")
     joint = (cond * sc.prior("source")[:, None]).T  # (B, k): P[bin I, Y = y]
     mass = joint.sum(axis=1)
     theta = joint / mass[:, None]

@@ -9,12 +9,14 @@ free of the prior (book ``prop-mse-prior-free``).
 
 from __future__ import annotations
 
+import fractions
+import numbers
 from typing import NamedTuple, Sequence
 
 import numpy as np
 import sympy as sp
 
-from .._checks import check_int
+from .._checks import check_int, check_real
 
 __all__ = [
     "FiniteJointDistribution",
@@ -186,6 +188,20 @@ def gaussian_posterior_log_odds() -> tuple[sp.Expr, sp.Expr]:
     return log_odds, residual
 
 
+def _real_offset(offset) -> sp.Expr:
+    """``offset`` as an exact sympy number (a float by its decimal repr: 2.5 -> 5/2, 1e300 -> 10**300) or a real sympy expression."""
+    if isinstance(offset, sp.Basic):
+        if offset.is_real is not True or offset.has(sp.oo, -sp.oo, sp.zoo, sp.nan):
+            raise ValueError(f"offset must be a finite real number or a real sympy expression, got {offset!r}")
+        return offset
+    value = check_real(offset, "offset")  # strings, complex, bool, NaN and infinities are refused here
+    if isinstance(offset, numbers.Integral):
+        return sp.Integer(int(offset))
+    if isinstance(offset, fractions.Fraction):
+        return sp.Rational(offset.numerator, offset.denominator)
+    return sp.Rational(repr(value))  # exact, so sympy never evaluates exp(1e300) in floats
+
+
 def mirror_symmetry_mse(offset=0) -> tuple[sp.Expr, dict[str, sp.Expr]]:
     r"""Why the Gaussian mixture's MSE does not depend on the prior (book ``prop-mse-prior-free``).
 
@@ -214,9 +230,9 @@ def mirror_symmetry_mse(offset=0) -> tuple[sp.Expr, dict[str, sp.Expr]]:
         (:math:`\pi E_1 + (1-\pi) E_0` with unevaluated integrals) and
         ``dmse_dprior`` (its derivative :math:`E_1 - E_0` before the reflection).
     """
+    offset = _real_offset(offset)
     x = sp.Symbol("x", real=True)
     mu, pi = sp.symbols("mu pi", positive=True)
-    offset = sp.sympify(offset)
     phi = lambda t: sp.exp(-t**2 / 2) / sp.sqrt(2 * sp.pi)  # noqa: E731
     sigma = lambda t: 1 / (1 + sp.exp(-t))  # noqa: E731
     forecast = sigma(x + offset)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
-from .._checks import as_probabilities, as_rng, check_int, check_real
+from .._checks import as_probabilities, as_rng, check_int, check_real, check_size
 from .._memo import memoised
 from .._numerics import loglog_fit
 from ..scenarios import GaussianMixture
@@ -107,7 +107,7 @@ def decomposition_across_priors(
     length ``len(priors)``.
     """
     priors = as_probabilities(np.atleast_1d(priors), "priors", open_interval=True)
-    n = check_int(n, "n", minimum=2)
+    n = check_size(n, "n", minimum=2, item_bytes=64, what="eight float64 arrays of length n")
     offset = check_real(offset, "offset")
     rng = as_rng(rng)
     scenarios = [GaussianMixture(float(p), mu) for p in priors]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import binom
 
-from .._checks import as_probabilities, as_rng, as_sizes, check_int, check_open_unit, check_positive
+from .._checks import MAX_INT, as_probabilities, as_rng, as_sizes, check_int, check_open_unit, check_positive
 from .._memo import memoised
 from ..calibration_sharpness import UniformMassBinning
 from ..scenarios import GaussianMixture
@@ -453,6 +453,9 @@ def ratio_event_frequency(
     n_reps = check_int(n_reps, "n_reps", maximum=_MAX_SAMPLE)
     rng = as_rng(rng)
     n_p, n_q = (int(np.ceil(n)) for n in ratio_event_sample_sizes(beta, delta, source_prior, target_prior))
+    if max(n_p, n_q) > MAX_INT:
+        raise ValueError(f"beta = {beta!r} (with these priors and delta) makes Corollary 9 ask for samples of "
+                         f"{n_p:.3g} and {n_q:.3g}, beyond the 2**53 a binomial draw takes; choose a larger beta")
     p_hat = rng.binomial(n_p, source_prior, n_reps) / n_p
     q_hat = rng.binomial(n_q, target_prior, n_reps) / n_q
     with np.errstate(divide="ignore", invalid="ignore"):  # an absent class gives rho = 0 or inf: outside the event

@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._checks import check_int
+from .._checks import check_size
 from .level_sets import (
     _ROUND_SLACK,
     _cond_mean_for,
@@ -159,7 +159,7 @@ def _classwise_ece(probs, target, weights, n_bins) -> float:
 def _ece_inputs(probs, y, n_bins):
     """Validated inputs of an empirical ECE: rows, one-hot targets, weights 1/n, n_bins."""
     probs = as_probability_rows(probs)
-    n_bins = check_int(n_bins, "n_bins", minimum=1)
+    n_bins = check_size(n_bins, "n_bins", item_bytes=16 * probs.shape[1], what="two sums per class and bin")
     yy = _labels_for(probs, y)
     target = np.zeros_like(probs)
     target[np.arange(yy.size), yy] = 1.0
@@ -169,7 +169,7 @@ def _ece_inputs(probs, y, n_bins):
 def _population_ece_inputs(probs, cond_mean, weights, n_bins):
     """Validated inputs of a population ECE on a finite law (``cond_mean`` and ``weights`` required)."""
     probs = as_probability_rows(probs)
-    n_bins = check_int(n_bins, "n_bins", minimum=1)
+    n_bins = check_size(n_bins, "n_bins", item_bytes=16 * probs.shape[1], what="two sums per class and bin")
     return probs, _cond_mean_for(probs, cond_mean), _weights_for(probs, weights), n_bins
 
 

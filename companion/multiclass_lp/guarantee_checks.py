@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from .._checks import as_rng, as_sequence, as_sizes, check_int, check_open_unit, check_positive
+from .._checks import as_rng, as_sequence, as_sizes, check_int, check_memory, check_open_unit, check_positive
 from .bounds import lemma7_sizes
 from .errors import calibration_error_terms
 from .experiments import _discretised, _exponents, book_multiclass_scenario
@@ -47,6 +47,8 @@ def two_worlds_demo(
     big_n = np.array(as_sizes(n_bins_values, "n_bins_values", minimum=1, scalar=True))
     ns = np.array(as_sizes(n_values, "n_values", minimum=1, scalar=True))
     n_reps = check_int(n_reps, "n_reps")
+    check_memory(n_reps * int(big_n.max()), "n_bins_values", item_bytes=24, what="n_reps x N signs and bin sums")
+    check_memory(n_reps * int(ns.max()), "n_values", item_bytes=40, what="n_reps x n bins, labels and probabilities")
     rng = as_rng(rng)
     l1 = np.zeros((2, big_n.size, ns.size))
     l2 = np.zeros_like(l1)

@@ -413,6 +413,11 @@ def _canonical_from_counts(counts: np.ndarray, m: int) -> np.ndarray:
 
 
 def _project_rows(w: np.ndarray) -> np.ndarray:
+    # Pi(w + t 1) = Pi(w): shifting each row by its maximum keeps the coordinates that survive exact
+    # at any magnitude (w = (1e16, 0, 0) gives e_1, not 0).  The threshold t* is at least max - 1, so a
+    # coordinate at or below max - 1 projects to 0 whatever its value: raising it to max - 1 changes
+    # nothing and keeps the cumulative sums finite (w = (1e308, -1e308, -1e308))
+    w = np.maximum(w - np.max(w, axis=1, keepdims=True), -1.0)
     k = w.shape[1]
     u = -np.sort(-w, axis=1)
     css = np.cumsum(u, axis=1) - 1.0

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._checks import as_real_array, as_rng, check_bool, check_int, check_positive
+from .._checks import as_real_array, as_rng, check_bool, check_int, check_positive, check_size
 from .._numerics import _softmax
 from .errors import (
     population_classwise_ece,
@@ -61,7 +61,7 @@ class MulticlassScenario:
         self.n_classes = k = check_int(n_classes, "n_classes", minimum=2)
         if not isinstance(seed, np.random.Generator):
             seed = check_int(seed, "seed", minimum=0)
-        self.n_atoms = check_int(n_atoms, "n_atoms", minimum=1)
+        self.n_atoms = check_size(n_atoms, "n_atoms", item_bytes=32 * k, what="four float64 arrays of shape (n_atoms, n_classes)")
         self.sharpness = check_positive(sharpness, "sharpness")
         self.spread = check_positive(spread, "spread")
         self.temperature = check_positive(temperature, "temperature")
@@ -82,7 +82,7 @@ class MulticlassScenario:
 
     def sample(self, n: int, rng=None, *, return_index: bool = False):
         """Draw ``n`` IID pairs: forecasts ``probs`` (n, k) and labels ``y``; optionally the atom indices."""
-        n = check_int(n, "n", minimum=1)
+        n = check_size(n, "n", item_bytes=8 * (self.n_classes + 4), what="the rows, labels, atom indices and order")
         rng = as_rng(0 if rng is None else rng)
         return_index = check_bool(return_index, "return_index")
         # multinomial counts per (atom, class) cell, expanded and put in a uniformly random order:

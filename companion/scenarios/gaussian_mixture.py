@@ -24,6 +24,7 @@ from .._checks import (
     check_bool,
     check_callable,
     check_int,
+    check_size,
     check_open_unit,
     check_positive,
 )
@@ -94,7 +95,7 @@ class GaussianMixture(RecalibrationRisks):
     # -- sampling ---------------------------------------------------------
     def sample(self, n: int, rng) -> tuple[np.ndarray, np.ndarray]:
         """Draw ``n`` IID pairs; return forecasts ``z = sigmoid(x)`` and labels ``y``."""
-        n = check_int(n, "n", minimum=1)
+        n = check_size(n, "n", item_bytes=32, what="four float64 arrays of length n")
         rng = as_rng(rng)
         y = (rng.random(n) < self.prior).astype(np.int64)
         x = rng.standard_normal(n) + self.mu * (2 * y - 1)

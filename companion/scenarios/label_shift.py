@@ -157,8 +157,22 @@ class GaussianLabelShift:
         return x @ lin.T - 0.5 * quad + const
 
     def posterior(self, x, domain: str = "source") -> np.ndarray:
-        r"""Exact posterior :math:`\eta^D(x)` (rows of the simplex) under the source or the target prior."""
-        return _softmax(self.log_class_densities(x) + np.log(self.prior(domain)))
+        r"""Exact posterior :math:`\eta^D(x)` (rows of the simplex) under the source or the target prior.
+
+        The softmax of :math:`\mu_y^\top\Sigma^{-1}x - \tfrac12\mu_y^\top\Sigma^{-1}\mu_y + \log\pi^D_y`: the
+        quadratic term and the constant of the log densities are shared by the classes and dropped, so a
+        far ``x`` (``1e200``) gives its limit, not ``inf - inf``; a linear term beyond the float range is refused.
+        """
+        x = as_points(x, "x")
+        if x.shape[-1] != self.dim:
+            raise ValueError(f"x must have {self.dim} coordinates in its last axis, got shape {x.shape}")
+        lin = self._m @ self._precision  # (k, d)
+        const = -0.5 * np.einsum("kd,kd->k", lin, self._m) + np.log(self.prior(domain))
+        with np.errstate(over="ignore", invalid="ignore"):
+            logits = x @ lin.T + const
+        if not np.all(np.isfinite(logits)):
+            raise ValueError("x is too large: the log-odds mu_y^T Sigma^-1 x exceed the float range")
+        return _softmax(logits)
 
     def log_ratio_map(self, contrasts) -> tuple[np.ndarray, np.ndarray]:
         r"""Affine map :math:`x \mapsto Gx + g` equal to ``contrasts @ log eta^P(x)``.
@@ -191,11 +205,15 @@ class GaussianLabelShift:
             raise ValueError(f"{name_a} must hold {self.dim} coordinates, got {a.size}")
         offset = check_real(offset, name_c)
         e = as_cut_points(edges, name_e)
-        sd = float(np.sqrt(a @ self._cov @ a))
-        if not sd > 0.0:
+        # the event a^T X + c in (e0, e1] is unchanged when a, c and the edges are divided by s = max|a_i|,
+        # so a^T Sigma a cannot overflow (a = (1e300, 0)) nor underflow (a = (1e-200, 0))
+        scale = float(np.max(np.abs(a)))
+        if not scale > 0.0:
             raise ValueError(f"{name_a} must not be zero (a^T Sigma a = 0)")
-        mean = self._m @ a + offset
-        cdf = ndtr((e[None, :] - mean[:, None]) / sd)
+        a = a / scale
+        sd = float(np.sqrt(a @ self._cov @ a))
+        mean = self._m @ a + offset / scale
+        cdf = ndtr((e[None, :] / scale - mean[:, None]) / sd)
         return np.diff(cdf, axis=1)
 
     def grid_cell_probabilities(self, contrasts, edges) -> np.ndarray:

@@ -16,7 +16,7 @@ import numpy as np
 from scipy.integrate import quad
 from scipy.special import expit
 
-from .._checks import _nonempty_rows, as_edges, as_probabilities, as_real_array, check_callable, check_open_unit
+from .._checks import _nonempty_rows, as_edges, as_probabilities, as_real_array, check_callable, check_memory, check_open_unit
 from .._numerics import _normal_mass
 
 
@@ -107,6 +107,8 @@ class RecalibrationRisks:
         """
         half_width = self.mu + 16.0
         n_base = int(np.ceil(2.0 * half_width * self.mu / 0.75))
+        check_memory((n_base + 1) * n_maps * (order + 4), "mu", item_bytes=32,
+                     what=f"quadrature nodes on a grid of step 0.75/mu = {0.75 / self.mu:.3g}, {n_maps} maps")
         base = np.linspace(-half_width, half_width, n_base + 1)
         lo = np.clip(x_lo, -half_width, half_width)
         hi = np.clip(x_hi, -half_width, half_width)

@@ -14,7 +14,10 @@ import numpy as np
 from scipy.special import expit, ndtr, ndtri
 from scipy.stats import binom
 
-from .._checks import as_rng, check_int, check_open_unit
+from .._checks import as_rng, check_int, check_open_unit, check_size
+
+#: Most Gauss-Hermite nodes: numpy's rule (``hermegauss``) returns NaN weights from 371 nodes on.
+_MAX_NODES = 370
 
 __all__ = ["RatingScaleExample"]
 
@@ -51,8 +54,9 @@ class RatingScaleExample:
     def __post_init__(self):
         # Stored as Python ints: a float holding an integer (160.0) is accepted, as everywhere, but numpy's
         # Gauss-Hermite rule and binom need an int, so the checked value replaces the given one.
-        object.__setattr__(self, "n_trials", check_int(self.n_trials, "n_trials", minimum=1))
-        object.__setattr__(self, "n_nodes", check_int(self.n_nodes, "n_nodes", minimum=2))
+        object.__setattr__(self, "n_nodes", check_int(self.n_nodes, "n_nodes", minimum=2, maximum=_MAX_NODES))
+        object.__setattr__(self, "n_trials", check_size(self.n_trials, "n_trials", item_bytes=8 * (self.n_nodes + 4),
+                                                        what="binomial masses at every node and grade"))
         for name in ("success0", "success1", "source_prior", "target_mean", "target_correlation", "target_prior"):
             check_open_unit(getattr(self, name), name)
         if not self.success1 > self.success0:
@@ -101,7 +105,7 @@ class RatingScaleExample:
 
     def sample_target(self, n: int, rng) -> np.ndarray:
         """Draw ``n`` target grades: a Vasicek success probability per draw, then ``Bin(n_trials, P)``."""
-        n = check_int(n, "n", minimum=1)
+        n = check_size(n, "n", item_bytes=32, what="four arrays of length n")
         rng = as_rng(rng)
         rho = self.target_correlation
         success = ndtr((ndtri(self.target_mean) + np.sqrt(rho) * rng.standard_normal(n)) / np.sqrt(1.0 - rho))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from scipy.special import expit, ndtri
+from scipy.special import expit, log_expit, ndtri
 
 from .._checks import (
     ConvergenceError,
@@ -355,13 +355,21 @@ def roc_qmm_jacobian(target_masses, target_prior, auc, class0_masses) -> np.ndar
     f, q, c = _roc_inputs(target_masses, target_prior, auc, "normalized")
     f0 = as_masses(class0_masses, "class0_masses")
     check_same_length(target_masses=f, class0_masses=f0)
+    if not (f0[0] > 0.0 and f0[-1] > 0.0):
+        raise ValueError("class0_masses must be positive at the lowest and highest score: where the mid-point cdf "
+                         "reaches 0 or 1, Phi^-1 has an infinite slope and the Jacobian does not exist")
     n = f.size
     lower = np.tril(np.ones((n, n))) - 0.5 * np.eye(n)
     z = ndtri(_midpoint_cdf(f0))
-    eta = expit(np.log(q / (1.0 - q)) - 0.5 * c * c + c * z)
+    a = np.log(q / (1.0 - q)) - 0.5 * c * c + c * z
+    eta = expit(a)
     h = f * (1.0 - eta)
     total = h.sum()
-    dh = (-f * eta * (1.0 - eta) * c * np.sqrt(2.0 * np.pi) * np.exp(0.5 * z * z))[:, None] * lower
+    # eta (1 - eta) / phi(z) in logs: at a mass near 0 both factors underflow/overflow alone
+    slope = np.exp(log_expit(a) + log_expit(-a) + 0.5 * z * z + 0.5 * np.log(2.0 * np.pi))
+    if not np.all(np.isfinite(slope)):
+        raise ValueError("class0_masses puts so little mass at an end of the support that the Jacobian exceeds the float range")
+    dh = (-f * c * slope)[:, None] * lower
     return (dh - np.outer(h / total, dh.sum(axis=0))) / total
 
 

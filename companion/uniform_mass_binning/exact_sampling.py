@@ -39,6 +39,9 @@ _MAX_EXACT_N = 10**12
 #: Largest ``n`` of :func:`umb_expected_bin_ones`: its 200 x 20-node rule resolves the binomial transitions up to here.
 _MAX_QUADRATURE_N = 10**5
 
+#: Class separation from which :func:`umb_expected_bin_ones` returns its separated limit (overlap below 1e-350).
+_SEPARATED_MU = 40.0
+
 #: Iteration cap of the safeguarded Newton solve (bisection alone needs about 60 halvings of the 2 mu bracket).
 _MAX_NEWTON = 100
 
@@ -240,12 +243,16 @@ def umb_expected_bin_ones(n: int, n_bins: int, prior: float = 0.5, mu: float = 2
         raise ValueError(f"n_bins must be at most n / 2 = {n // 2} (Definition 6), got {n_bins}")
     scenario = GaussianMixture(prior, mu)
     pi = scenario.prior
+    # from mu = 40 on the classes overlap by less than Phi(-40) ~ 1e-350 (0 in double precision): the means
+    # are their separated limit, and a larger mu would only round the nodes x = mu +- 40 away (mu = 1e300)
+    mu = min(scenario.mu, _SEPARATED_MU)
     ranks = np.concatenate(([0], _uniform_mass_ranks(n, n_bins), [n]))
     a, b = ranks[:-1], ranks[1:]
     t_lo = beta_law.ppf(1e-15, a + 1, n - a)  # the order statistic of rank a + 1 lies above, but for 1e-15
     s_hi = beta_law.ppf(1e-15, n - b + 1, b)  # 1 - F at the one of rank b lies above, but for 1e-15
-    x_lo = np.maximum(_lower_quantile(t_lo, pi, mu), mu - 40.0)
-    x_hi = np.minimum(-_lower_quantile(s_hi, 1.0 - pi, mu), mu + 40.0)
+    with np.errstate(over="ignore"):  # a Newton step from far out; the safeguard brackets it
+        x_lo = np.maximum(_lower_quantile(t_lo, pi, mu), mu - 40.0)
+        x_hi = np.minimum(-_lower_quantile(s_hi, 1.0 - pi, mu), mu + 40.0)
     t, w = np.polynomial.legendre.leggauss(20)
     panels = np.linspace(0.0, 1.0, 201)
     left = x_lo[:, None] + (x_hi - x_lo)[:, None] * panels[None, :-1]

@@ -1,0 +1,108 @@
+"""Valid extremes that gave wrong values, hangs at documented maxima, and unchecked arguments (issue 27, items 16-18).
+
+Each test fails on the code before the fix; the expected values come from an
+independent route (a closed-form limit, an invariance, a direct formula).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.stats import binom
+
+# --- item 16: valid extremes, right values ---
+
+
+@pytest.mark.parametrize("big", [1e16, 1e200, 1e308])
+def test_projection_to_the_simplex_at_huge_magnitudes(big):
+    from companion.multiclass_lp import project_to_simplex
+
+    assert project_to_simplex([[big, 0.0, 0.0]]).tolist() == [[1.0, 0.0, 0.0]]
+    # Pi(w + t 1) = Pi(w): a shift by t moves nothing
+    w = np.array([[0.2, 0.9, -0.1], [0.5, 0.5, 0.4]])
+    for t in (1e6, -1e12):
+        assert np.allclose(project_to_simplex(w + t), project_to_simplex(w), atol=1e-3 * max(1.0, abs(t)) * 2**-40)
+    assert np.allclose(project_to_simplex(w), [[0.15, 0.85, 0.0], [0.3666666666666667, 0.3666666666666667, 0.2666666666666667]])
+
+
+def test_gaussian_posterior_far_out_is_its_limit():
+    from companion._numerics import _softmax
+    from companion.scenarios.label_shift import three_class_gaussian
+
+    g = three_class_gaussian()
+    x = np.array([[0.3, -0.2], [2.0, 1.0], [-40.0, 5.0]])
+    reference = _softmax(g.log_class_densities(x) + np.log(g.prior("target")))  # the old route, fine for moderate x
+    assert np.allclose(g.posterior(x, "target"), reference, rtol=1e-12, atol=1e-300)
+    far = g.posterior([[1e200, 1e200]])
+    limit = np.argmax(g._m @ g._precision @ np.array([1.0, 1.0]))  # the class whose log-odds grow fastest along (1, 1)
+    assert far.tolist() == [np.eye(3)[limit].tolist()]
+    try:  # at the float limit: a simplex row or the named refusal, never NaN
+        edge = g.posterior([[1.7e308, -1.7e308]])
+        assert np.all(np.isfinite(edge)) and np.allclose(edge.sum(axis=1), 1.0)
+    except ValueError as exc:
+        assert "x is too large" in str(exc)
+
+
+@pytest.mark.parametrize("scale", [1e300, 1e-300, 3.0])
+def test_projection_probabilities_are_scale_invariant(scale):
+    from companion.scenarios.label_shift import three_class_gaussian
+
+    g = three_class_gaussian()
+    edges = np.array([-np.inf, -0.5, 0.0, 2.0, np.inf])
+    unit = g.projection_probabilities([1.0, -0.5], 0.25, edges)
+    scaled = g.projection_probabilities([scale, -0.5 * scale], 0.25 * scale, edges * scale)
+    assert np.all(np.isfinite(scaled)) and np.allclose(scaled, unit, rtol=1e-12, atol=1e-15)
+    assert np.allclose(unit.sum(axis=1), 1.0)
+    assert np.all(np.isfinite(g.projection_probabilities([1e300, 0.0], 0.0, [-np.inf, 0.0, np.inf])))
+
+
+@pytest.mark.parametrize("mu", [40.0, 1e3, 1e300])
+def test_expected_bin_ones_at_separated_classes(mu):
+    from companion.uniform_mass_binning import umb_expected_bin_ones
+    from companion.uniform_mass_binning.exact_sampling import _uniform_mass_ranks
+
+    n, n_bins, prior = 100, 5, 0.5
+    # separated classes: the N1 ~ Bin(n, prior) ones hold the top ranks, so rank r is a one iff N1 >= n - r + 1
+    ranks = np.concatenate(([0], _uniform_mass_ranks(n, n_bins), [n]))
+    limit = [binom.sf(n - np.arange(a + 1, b + 1), n, prior).sum() for a, b in zip(ranks[:-1], ranks[1:])]
+    got = umb_expected_bin_ones(n, n_bins, prior, mu)
+    assert np.allclose(got, limit, atol=1e-9) and abs(got.sum() - n * prior) < 1e-9
+
+
+def test_roc_qmm_jacobian_at_an_end_mass_of_zero_is_refused_and_tiny_end_masses_are_finite():
+    from companion.target_prior.qmm import roc_qmm_jacobian
+
+    f = np.array([0.2, 0.3, 0.5])
+    for f0 in ([1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.5, 0.5, 0.0]):
+        with pytest.raises(ValueError, match="class0_masses must be positive at the lowest and highest score"):
+            roc_qmm_jacobian(f, 0.3, 0.8, np.array(f0))
+    moderate = np.array([0.2, 0.3, 0.5])
+    jac = roc_qmm_jacobian(f, 0.3, 0.8, moderate)
+    # against central differences of the normalized map N(f0) = U / sum U
+    from scipy.special import expit, ndtri
+
+    c = np.sqrt(2.0) * ndtri(0.8)
+
+    def normalized(f0):
+        z = ndtri(np.cumsum(f0) - 0.5 * f0)
+        u = f * (1.0 - expit(np.log(0.3 / 0.7) - 0.5 * c * c + c * z))
+        return u / u.sum()
+
+    h = 1e-6
+    numeric = np.column_stack([(normalized(moderate + h * e) - normalized(moderate - h * e)) / (2 * h) for e in np.eye(3)])
+    assert np.allclose(jac, numeric, atol=1e-7)
+    tiny = np.array([1e-300, 0.5, 0.5 - 1e-300])
+    assert np.all(np.isfinite(roc_qmm_jacobian(f, 0.3, 0.8, tiny)))
+
+
+def test_mirror_symmetry_at_a_huge_offset_and_offsets_are_checked():
+    import sympy as sp
+
+    from companion.calibration_sharpness import mirror_symmetry_mse
+
+    derivative, parts = mirror_symmetry_mse(1e300)  # OverflowError before: exp(1e300) evaluated in floats
+    assert derivative != 0 and parts["integrand"] != 0
+    assert parts["integrand"].has(sp.Integer(10) ** 300)  # the offset kept exact, not rounded to a float
+    for bad in ("0", 1j, float("nan"), True, sp.Symbol("c")):
+        with pytest.raises(ValueError, match="offset must be a finite real number"):
+            mirror_symmetry_mse(bad)
