@@ -121,7 +121,7 @@ BIN_INDEX_CASES = ["uniform", "ties", "on_edges", "skewed", "one_edge", "no_edge
 
 @pytest.mark.parametrize("case", BIN_INDEX_CASES)
 def test_bin_index_is_searchsorted(case):
-    from companion.calibration_sharpness.binning import _bin_index
+    from companion.calibration_sharpness.cells import BinLookup
 
     rng = np.random.default_rng(BIN_INDEX_CASES.index(case))
     z = rng.random(20_000)
@@ -144,7 +144,7 @@ def test_bin_index_is_searchsorted(case):
         grid = np.arange(cells + 1) / cells
         z = np.clip(np.concatenate((grid, np.nextafter(grid, 0.0), np.nextafter(grid, 1.0))), 0.0, 1.0)
         inner = np.sort(np.concatenate((inner[:-3], grid[[5, 100, 300]])))  # edges on cell boundaries too
-    assert np.array_equal(_bin_index(z, inner), np.searchsorted(inner, z, side="left")), case
+    assert np.array_equal(BinLookup(inner).bins(z, z.min()), np.searchsorted(inner, z, side="left")), case
 
 
 def test_fit_without_a_sort_matches_the_sorted_fit():

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import as_edges, as_labels, as_probabilities, check_int, check_same_length
+from .cells import BinLookup, Cells, order_statistics
 
 __all__ = ["bin_indices", "equal_width_edges", "UniformMassBinning", "EqualWidthBinning"]
 
@@ -19,40 +20,22 @@ def bin_indices(z, edges) -> np.ndarray:
     """Index of the bin of each forecast: 0 for ``[u_0, u_1]``, b for ``(u_b, u_{b+1}]``."""
     z = as_probabilities(z, "z")
     edges = as_edges(edges)
-    return _bin_index(z, edges[1:-1])
+    return BinLookup(edges[1:-1]).bins(z, z.min())
 
 
-#: Cells per interior edge of the lookup table of :func:`_bin_index`, and the most edges one cell may hold.
-_CELLS_PER_EDGE, _MAX_EDGES_PER_CELL = 4, 6
+def _as_scores(z) -> tuple[np.ndarray, float]:
+    """``as_probabilities(z, "z")`` and the smallest score; a float64 vector is checked by its min and max alone.
 
-
-def _bin_index(z: np.ndarray, inner: np.ndarray) -> np.ndarray:
-    """``np.searchsorted(inner, z, side="left")`` for validated ``z`` in [0, 1] and sorted interior edges ``inner``.
-
-    A binary search per point costs ``log2 B`` unpredictable branches.  Here
-    [0, 1] is cut into ``4 (B - 1)`` equal cells; a table gives, for each
-    cell, how many edges lie below it, and each point then only compares
-    itself with the few edges inside its cell, in vectorized passes.  When
-    some cell holds more than a few edges (scores piled up in a narrow
-    range), the binary search is used.  Both give the same indices (tests
-    compare them, ties and values on the edges included).
+    The min and max (two passes, no copy) decide the common case: a NaN makes
+    both NaN and an infinity lies outside [0, 1], so any input they do not
+    accept goes through :func:`as_probabilities`, which names the rule broken.
     """
-    m = inner.size
-    n_cells = _CELLS_PER_EDGE * (m + 1)
-    below = np.searchsorted(inner, np.arange(n_cells + 1) / n_cells, side="left")
-    spread = int(np.max(np.diff(below)))
-    if m == 0 or spread > _MAX_EDGES_PER_CELL:
-        return np.searchsorted(inner, z, side="left")
-    cell = (z * n_cells).astype(np.intp)
-    np.minimum(cell, n_cells - 1, out=cell)
-    lo, hi = below[cell], below[cell + 1]
-    index = lo.copy()
-    for j in range(spread):
-        index += (lo + j < hi) & (inner[np.minimum(lo + j, m - 1)] < z)
-    # z * n_cells is rounded, so a point next to a cell boundary may be placed one cell off: one step each way
-    index -= (index > 0) & (inner[np.maximum(index - 1, 0)] >= z)
-    index += (index < m) & (inner[np.minimum(index, m - 1)] < z)
-    return index
+    if isinstance(z, np.ndarray) and z.dtype == np.float64 and z.ndim == 1 and z.size:
+        smallest, largest = z.min(), z.max()
+        if 0.0 <= smallest and largest <= 1.0:
+            return np.ascontiguousarray(z), smallest
+    z = as_probabilities(z, "z")
+    return z, z.min()
 
 
 #: Largest ``n_bins`` of :func:`equal_width_edges`, which has no sample to bound it (the edges take 8 bytes each).
@@ -130,16 +113,18 @@ def _check_enough_samples(n: int, n_bins: int) -> None:
 class _HistogramBinning:
     """Shared fit/predict of histogram-binning recalibrators (eq. (9)).
 
-    Subclasses only choose the edges, through ``_edges(z)`` which receives the
-    validated forecasts.  Fitting validates once and never sorts the sample:
-    each point's bin is one ``searchsorted`` in the ``B - 1`` interior edges
-    and the counts and class-1 counts are two ``bincount`` passes.
+    Subclasses only choose the edges, through ``_edges(z, cells, cell_of_z)``,
+    which receives the validated forecasts and their cells
+    (:class:`~companion.calibration_sharpness.cells.Cells`).  Nothing is
+    sorted: each point's bin comes from the cell table
+    (:class:`~companion.calibration_sharpness.cells.BinLookup`) and the counts
+    and class-1 counts are two ``bincount`` passes.
     """
 
     def __init__(self, n_bins: int):
         self.n_bins = check_int(n_bins, "n_bins", minimum=1)
 
-    def _edges(self, z: np.ndarray) -> np.ndarray:
+    def _edges(self, z: np.ndarray, cells: Cells, cell_of_z: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
     def fit(self, z, y):
@@ -149,25 +134,28 @@ class _HistogramBinning:
         means, eq. (9)) and ``counts_`` (sample points per bin).  Raises
         ``ValueError`` for fewer than ``2 * n_bins`` samples or an empty bin.
         """
-        z = as_probabilities(z, "z")
+        z, smallest = _as_scores(z)
         y = as_labels(y, "y")
         check_same_length(z=z, y=y)
         _check_enough_samples(z.size, self.n_bins)
-        edges = self._edges(z)
-        bins = _bin_index(z, edges[1:-1])  # the convention of bin_indices
+        cells = Cells(self.n_bins, smallest)
+        cell_of_z = cells.of(z, smallest)
+        edges = self._edges(z, cells, cell_of_z)
+        lookup = BinLookup(edges[1:-1], cells)
+        bins = lookup.bins(z, smallest, cell_of_z)  # the convention of bin_indices
         counts = np.bincount(bins, minlength=self.n_bins)
         _check_no_empty_bin(counts, edges)
         self.counts_ = counts
         self.values_ = np.bincount(bins, weights=y, minlength=self.n_bins) / counts
         self.edges_ = edges
+        self._lookup = lookup
         return self
 
     def predict(self, z) -> np.ndarray:
         """Recalibrated forecasts ``h(z)``: the mean label of the bin containing each ``z``."""
         if not hasattr(self, "values_"):
             raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit(z, y) first")
-        z = as_probabilities(z, "z")
-        return self.values_[_bin_index(z, self.edges_[1:-1])]
+        return self.values_[self._lookup.bins(*_as_scores(z))]
 
 
 class UniformMassBinning(_HistogramBinning):
@@ -176,16 +164,17 @@ class UniformMassBinning(_HistogramBinning):
     Interior edges are the order statistics ``u_b = z_(floor(n b / B))`` of
     the fitting forecasts, so every bin holds about ``n / B`` points; the
     recalibrated forecast is the mean label of the bin, the empirical bin
-    mean :math:`\hat\theta_I`.
+    mean :math:`\hat\theta_I`.  The order statistics come from the cells of
+    the forecasts, without a sort (:func:`~companion.calibration_sharpness.cells.order_statistics`).
     """
 
-    def _edges(self, z):
-        ranks = _uniform_mass_ranks(z.size, self.n_bins)
-        return np.concatenate(([0.0], np.partition(z, ranks - 1)[ranks - 1], [1.0]))  # B - 1 order statistics, no sort
+    def _edges(self, z, cells, cell_of_z):
+        inner = order_statistics(z, cell_of_z, cells.n_cells, _uniform_mass_ranks(z.size, self.n_bins))
+        return np.concatenate(([0.0], inner, [1.0]))
 
 
 class EqualWidthBinning(_HistogramBinning):
     """Equal-width histogram binning with edges ``0, 1/B, ..., 1`` (same interface)."""
 
-    def _edges(self, z):
+    def _edges(self, z, cells, cell_of_z):
         return equal_width_edges(self.n_bins)
