@@ -1,5 +1,7 @@
 """The exact sampler of uniform-mass fits (book ``prop-umb-exact-sampling``) against sorted samples and quadrature."""
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy.special import expit, ndtr
@@ -190,3 +192,17 @@ def test_class1_counts_at_large_n_match_an_independent_integral():
         expected = n * 0.5 * quad(integrand, lo, hi, points=[law.mean()], epsabs=0, epsrel=1e-12, limit=200)[0]
         se = below[:, j].std(ddof=1) / np.sqrt(reps)
         assert abs(below[:, j].mean() - expected) <= 4.5 * se, (r, below[:, j].mean(), expected, se)
+
+
+def test_well_separated_classes_solve_without_warnings_and_saturate_edges():
+    """At mu = 300 the Newton step overflows and is bisected silently; the logit quantiles stay exact, and the
+    edges, their expit, tie at 1 past logit z = 36.7 (documented in ``umb_exact_fits``)."""
+    u = np.array([1e-200, 0.3, 0.5 - 1e-9, 0.7])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        x = umb_logit_quantile(u, mu=300.0)
+        fits = umb_exact_fits(100, [5], n_reps=3, mu=300.0, rng=4)
+    assert np.allclose(0.5 * ndtr(x + 300.0) + 0.5 * ndtr(x - 300.0), u, rtol=1e-12, atol=0)
+    for fit in fits:
+        edges, values = fit.edges[0], fit.values[0]
+        assert np.all(np.diff(edges) >= 0) and edges[-2] == 1.0 and np.all((values >= 0) & (values <= 1))

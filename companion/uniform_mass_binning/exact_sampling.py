@@ -71,7 +71,8 @@ def _newton(u: np.ndarray, x: np.ndarray, prior: float, mu: float) -> np.ndarray
         log_pdf = np.logaddexp(log_w0 - 0.5 * (xa + mu) ** 2, log_w1 - 0.5 * (xa - mu) ** 2) - _LOG_SQRT_2PI
         gap = log_cdf - log_u[active]
         la, ha = np.where(gap < 0, xa, la), np.where(gap < 0, ha, xa)
-        new = xa - gap * np.exp(log_cdf - log_pdf)
+        with np.errstate(over="ignore", invalid="ignore"):  # a step too long to represent is not finite: bisect
+            new = xa - gap * np.exp(log_cdf - log_pdf)
         inside = (new >= la) & (new <= ha)
         done = inside & (np.abs(new - xa) <= 1e-8 * (1.0 + np.abs(xa)))
         new = np.where(inside, new, 0.5 * (la + ha))
@@ -191,7 +192,12 @@ def umb_exact_fits(n: int, n_bins_values, n_reps: int = 1, prior: float = 0.5, m
     list of :class:`~companion.uniform_mass_binning.UniformMassGrid`, one per
     repetition, with the fields that
     :func:`~companion.uniform_mass_binning.uniform_mass_grid` would return for
-    a sample of that law.
+    a sample of that law.  The order statistics are drawn on the logit scale
+    (:func:`umb_logit_quantile`) and the edges are their ``expit``: beyond
+    ``|logit z| = 36.7`` that rounds to exactly 0 or 1 in float64, so at a
+    large ``mu`` (say 40) neighbouring edges can tie at 1 (non-decreasing,
+    not increasing).  The counts and values are drawn on the logit scale and
+    stay exact.
     """
     n = check_int(n, "n", minimum=2, maximum=_MAX_EXACT_N)
     n_bins_values = np.array(as_sizes(n_bins_values, "n_bins_values", scalar=True), dtype=np.int64)
