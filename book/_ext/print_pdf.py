@@ -39,6 +39,8 @@ from urllib.parse import unquote, urlsplit
 
 import yaml
 from browser import offline_browser, wait_for_mathjax
+from print_typeset import (UNPRINTED_NOTE, UNPRINTED_NOTE_ID, add_running_heads, destination_pages,
+                           keep_headings, leave_out, number_contents, unprinted_pages)
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The private origin the page is served from (answered by request routing, never resolved).
@@ -52,6 +54,8 @@ MARGIN_MM = {"top": 18.0, "bottom": 18.0, "left": 16.0, "right": 16.0}
 PX_PER_MM = 96 / 25.4
 #: Width of the text column in CSS pixels: the viewport width of the print layout.
 COLUMN_PX = (PAGE_WIDTH_MM - MARGIN_MM["left"] - MARGIN_MM["right"]) * PX_PER_MM
+#: A heading and the block after it print as one box if that block is at most this high (40 % of the text area).
+KEEP_TALLEST_PX = 0.4 * (PAGE_HEIGHT_MM - MARGIN_MM["top"] - MARGIN_MM["bottom"]) * PX_PER_MM
 #: A box may exceed its column by this much (sub-pixel rounding) before it counts as too wide.
 TOLERANCE_PX = 1.0
 
@@ -304,7 +308,8 @@ def open_for_print(context, url: str):
 
 
 def print_page(page, output: Path, *, outline: bool = True, tagged: bool = True) -> None:
-    """Print the page as it is now to ``output`` (A4, the margins of :data:`MARGIN_MM`, numbered pages)."""
+    """Print the page as it is now to ``output`` (A4, the margins of :data:`MARGIN_MM`; the page numbers
+    and running heads are CSS page-margin boxes: print.css and ``print_typeset.add_running_heads``)."""
     output = Path(output)
     output.parent.mkdir(parents=True, exist_ok=True)
     page.pdf(
@@ -313,9 +318,6 @@ def print_page(page, output: Path, *, outline: bool = True, tagged: bool = True)
         height=f"{PAGE_HEIGHT_MM}mm",
         print_background=True,
         margin={k: f"{v}mm" for k, v in MARGIN_MM.items()},
-        display_header_footer=True,
-        header_template="<span></span>",
-        footer_template='<div style="font-size:8px;width:100%;text-align:center"><span class="pageNumber"></span></div>',
         outline=outline,
         tagged=tagged,
     )
@@ -359,13 +361,15 @@ def retitle_outline(pdf: Path, headings: list[dict]) -> int:
 
 
 def print_document(root: Path, page_file: Path, output: Path, *, book: dict | None = None,
-                   links: bool = True, fit: bool = True, outline: bool = True, tagged: bool = True) -> dict:
+                   links: bool = True, fit: bool = True, outline: bool = True, tagged: bool = True,
+                   contents_numbers: bool = True) -> dict:
     """Print ``page_file`` (served with the files under ``root``) to ``output``; returns a summary.
 
     ``book`` (``title``, ``author``, ``edition``, ``parts``, ``chapters``) adds the title page, the
     contents, the part headings and a page break before each chapter.  ``links``, ``fit`` and
-    ``outline`` switch off the link rewriting, the fitting to the column and the outline (the tests'
-    broken fixtures).  Raises ``RuntimeError`` on a link that leads neither into the page nor to
+    ``outline`` switch off the link rewriting, the fitting to the column and the outline, and
+    ``contents_numbers`` the second print that writes the page numbers into the contents (the tests'
+    broken fixtures).  ``book["unprinted"]`` (``docs``, ``noteId``, ``note``) leaves pages out.  Raises ``RuntimeError`` on a link that leads neither into the page nor to
     ``http(s)``, on a chapter missing from the page, or on bookmarks that do not match the headings.
     """
     start = time.perf_counter()
@@ -377,6 +381,10 @@ def print_document(root: Path, page_file: Path, output: Path, *, book: dict | No
             absent = page.evaluate(_PREPARE_JS, book)
             if absent:
                 raise RuntimeError(f"chapters of _toc.yml not found in the page: {absent}")
+            if book.get("unprinted"):
+                summary["unprinted"] = leave_out(page, book["unprinted"])
+            add_running_heads(page)
+            number_contents(page, None)
         if links:
             summary["links"] = page.evaluate(_LINKS_JS, PAGE_PATH)
             if summary["links"]["dead"]:
@@ -386,8 +394,18 @@ def print_document(root: Path, page_file: Path, output: Path, *, book: dict | No
             summary["scaled"], summary["still_wide"] = fit_to_column(page)
         else:
             summary["still_wide"] = measure_wide(page)
+        summary["kept_headings"] = keep_headings(page, KEEP_TALLEST_PX)
         headings = page.evaluate(_HEADINGS_JS)
         summary["seconds_layout"] = time.perf_counter() - start
+        if book is not None and contents_numbers:
+            # A first print, untagged (faster), gives the page of every destination for the contents.
+            draft = Path(output).with_suffix(".draft.pdf")
+            print_page(page, draft, outline=False, tagged=False)
+            absent = number_contents(page, destination_pages(draft))
+            draft.unlink()
+            if absent:
+                raise RuntimeError(f"contents entries with no destination in the PDF: {absent}")
+            summary["seconds_draft"] = time.perf_counter() - start
         print_page(page, output, outline=outline, tagged=tagged)
     # Chromium writes the outline from the tags: no tags, no outline.
     summary["bookmarks"] = retitle_outline(Path(output), headings) if outline and tagged else 0
@@ -420,7 +438,8 @@ def print_pdf(singlehtml: Path, output: Path, toc_file: Path = ROOT / "_toc.yml"
     config = yaml.safe_load(Path(config_file).read_text())
     parts, chapters = book_structure(toc_file)
     book = {"title": html.escape(config["title"]), "author": html.escape(config.get("author", "")),
-            "edition": edition_date(), "parts": parts, "chapters": chapters}
+            "edition": edition_date(), "parts": parts, "chapters": chapters,
+            "unprinted": {"docs": unprinted_pages(toc_file), "noteId": UNPRINTED_NOTE_ID, "note": UNPRINTED_NOTE}}
     summary = print_document(singlehtml, root_page, output, book=book)
     (output.parent / "overflow_report.txt").write_text(report_text(summary["scaled"], summary["still_wide"]))
     return summary

@@ -12,6 +12,7 @@ from pypdf import PdfReader
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
+import pagecheck  # noqa: E402
 import pdfcheck  # noqa: E402
 import print_pdf  # noqa: E402
 
@@ -107,3 +108,76 @@ def test_an_untagged_pdf_is_caught(tmp_path):
     page, pdf = fixture(tmp_path)
     print_pdf.print_document(tmp_path, page, pdf, tagged=False)
     assert problems(pdf)["untagged"] == ["untagged"]
+
+
+# A small book as the singlehtml builder writes it (contents, documents, an API page), with the
+# theme's frames: each typesetting check is proven on it, good and with the fault planted.
+CODE = "\n".join(f"value_{i} = compute({i})  # line {i}" for i in range(24))
+CELLS = "".join(f"<td>Proposition {i}</td><td>0.000{775 + i}</td><td>floor division</td>" for i in range(4))
+SQUARE = ("data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='320' height='320'%3E"
+          "%3Crect width='320' height='320' fill='%23999'/%3E%3C/svg%3E")
+BOOK = f"""<!doctype html><html><head><meta charset="utf-8"><title>fixture book</title>
+<link rel="stylesheet" href="print.css"><style>body {{ margin: 0; font-size: 14px }}
+.cell_input {{ border: 1px solid #888; border-radius: 4px; padding: 4px; margin: 1em 0 }}
+div.highlight {{ background: #eee; break-inside: avoid; display: flex; flex-direction: column }}
+.bd-main .bd-content table {{ break-inside: avoid }} {{extra}}</style></head><body>
+<main class="bd-main"><div class="bd-content"><article class="bd-article">
+<div id="jb-print-toc"><div><h2>Contents</h2></div><nav><ul>
+<li class="toctree-l1"><a href="#document-ch1">1. Chapter one</a></li>
+<li class="toctree-l1"><a href="#document-ch2">2. Chapter two</a></li>
+<li class="toctree-l1"><a href="#document-api">Reference</a><ul>
+<li class="toctree-l2"><a href="#document-api/mod">The module</a></li></ul></li></ul></nav></div>
+<span id="document-ch1"></span><section id="ch1"><h2>Chapter one</h2>
+<p>Opening text, see <a href="#mod-func">the function</a>.</p><p>{{gap1}}</p>
+<div class="cell"><div class="cell_input"><div class="highlight"><pre>{CODE}</pre></div></div></div>
+<p class="force">After the code.</p><p>{{gap2}}</p>
+<section id="sec"><h3>A section near the foot</h3><figure><img alt="a grey square" src="{SQUARE}"></figure>
+<p>{"Text of the section. " * 60}</p></section>
+<table><tbody><tr>{CELLS}</tr></tbody></table></section>
+<span id="document-ch2"></span><section id="ch2"><h2 id="run-the-code">Chapter two</h2><p>{"Second chapter. " * 400}</p></section>
+<span id="document-api"></span><section id="api"><span id="api-reference"></span><h2>Reference</h2>
+<p>Every name.</p><div class="toctree-wrapper"><span id="document-api/mod"></span><section id="mod">
+<h3>The module</h3><p id="mod-func">{"Reference text. " * 800}</p></section></div></section>
+</article></div></div></main></body></html>"""
+BOOK_DOCS = {"title": "Fixture book", "author": "A. Author", "edition": "1 January 2026",
+             "parts": [("Chapters", "ch1"), ("Appendices", "api")], "chapters": ["ch1", "ch2", "api"],
+             "unprinted": {"docs": ["api/mod"], "noteId": "api-reference", "note": "The module is online."}}
+#: Lines of text that put the code cell across the first page break (gap1), the section heading at the
+#: foot of a page (gap2).
+GAPS = {"gap1": 38, "gap2": 36}
+
+
+def print_book(tmp_path: Path, *, css: str = "", unprinted: bool = True, **options):
+    """Print the fixture book; returns (summary, PdfReader, pages read by pagecheck)."""
+    shutil.copyfile(ROOT / "book" / "_static" / "print.css", tmp_path / "print.css")
+    page = tmp_path / "book.html"
+    text = BOOK.replace("{extra}", css)
+    for key, value in GAPS.items():
+        text = text.replace("{" + key + "}", "<br>".join(["A line of filler text."] * value))
+    page.write_text(text)
+    book = dict(BOOK_DOCS) if unprinted else {k: v for k, v in BOOK_DOCS.items() if k != "unprinted"}
+    summary = print_pdf.print_document(tmp_path, page, tmp_path / "book.pdf", book=book, **options)
+    return summary, PdfReader(tmp_path / "book.pdf"), pagecheck.read_pages(tmp_path / "book.pdf", print_pdf.MARGIN_MM)
+
+
+def book_faults(reader, pages) -> dict[str, list]:
+    spans = pagecheck.chapter_spans(reader, ["Chapter one", "Chapter two", "Reference"])
+    openers = pagecheck.openers(reader, spans)
+    contents = [page for title, page, _ in pagecheck.outline_pages(reader) if title == "Contents"]
+    return {"frames": pagecheck.split_frames(pages), "words": pagecheck.broken_table_words(pages),
+            "contents": pagecheck.contents_numbers(reader, pages, range(contents[0], contents[0] + 1))[1],
+            "headings": pagecheck.headings_at_foot(pages),
+            "half_empty": [p for p in pagecheck.half_empty(pages, openers) if not p[2]],
+            "furniture": pagecheck.furniture(pages, spans)}
+
+
+GOOD = {"frames": [], "words": [], "contents": [], "headings": [], "half_empty": [], "furniture": []}
+
+
+def test_a_good_book_passes_every_typesetting_check(tmp_path):
+    summary, reader, pages = print_book(tmp_path)
+    assert book_faults(reader, pages) == GOOD
+    assert summary["unprinted"] == {"removed": 1, "redirected": 1}
+    text = " ".join(p.extract_text() for p in reader.pages)
+    assert "The module is online." in text and "Reference text." not in text
+    assert pagecheck.contents_numbers(reader, pages, range(2, 3))[0] == 3  # the API page's own entry is gone
