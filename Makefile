@@ -8,7 +8,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NOTEBOOKS := $(shell find book -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' | sort)
 
-.PHONY: book book-student test pytest nbval strict-book html-check pdf pdf-check notebooks benchmark clean
+.PHONY: book book-student test pytest nbval strict-book html-check pdf pdf-student pdf-check notebooks benchmark clean
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -23,12 +23,15 @@ book: $(STAMP)
 	@echo "Book built: $(CURDIR)/_build/html/index.html"
 	@echo "Code for readers (book/_ext/reader_code.py): $(CURDIR)/_build/html/code/"
 
-# The student edition: the same book with every exercise's solution left out
-# (book/_ext/student.py), built from a copy of _config.yml with student_edition on.
+# The student edition: the same book with every exercise's solution left out at the source. It is
+# built from copies of the sources whose notebooks have an empty answer cell in place of each
+# solution (book/_ext/student_source.py), so no page, download, search text or image holds one.
+STUDENT_SRC := _build/student/source
+
 book-student: $(STAMP)
 	rm -rf _build/student
-	$(BIN)/python book/_ext/student_config.py _build/student/_config.yml
-	$(BIN)/jupyter-book build . --path-output _build/student --config _build/student/_config.yml --warningiserror --keep-going --quiet
+	$(BIN)/python book/_ext/student_source.py $(STUDENT_SRC)
+	$(BIN)/jupyter-book build $(STUDENT_SRC) --path-output _build/student --warningiserror --keep-going --quiet
 	@echo "Student edition built: $(CURDIR)/_build/student/_build/html/index.html"
 
 test: pytest strict-book book-student html-check nbval
@@ -59,7 +62,15 @@ pdf: $(STAMP)
 	$(BIN)/jupyter-book build . --path-output . --builder singlehtml --quiet
 	$(BIN)/python book/_ext/print_pdf.py _build/singlehtml _build/pdf/book.pdf
 
-pdf-check: pdf
+# The student edition printed by the same route: _build/pdf/student.pdf, "Student edition" on its title page.
+pdf-student: $(STAMP)
+	$(BIN)/python book/_ext/student_source.py $(STUDENT_SRC)
+	rm -rf _build/student/_build/singlehtml
+	$(BIN)/jupyter-book build $(STUDENT_SRC) --path-output _build/student --builder singlehtml --quiet
+	$(BIN)/python book/_ext/print_pdf.py _build/student/_build/singlehtml _build/pdf/student.pdf --edition student
+
+# Both PDFs, each checked (tests/pdf runs every check on each; the student PDF also for solutions).
+pdf-check: pdf pdf-student
 	$(BIN)/python -m pytest -p no:cacheprovider tests/pdf
 
 # Re-execute every notebook in place (after changing the code it calls).

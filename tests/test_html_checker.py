@@ -138,12 +138,17 @@ SOLUTION-TEXT: a square of a real number is a product of two numbers of the same
 """
 
 
-def test_exercise_with_collapsed_solution_passes_and_the_student_edition_drops_it(tmp_path):
+def test_exercise_with_collapsed_solution_passes_and_the_student_edition_refuses_it(tmp_path, capsys):
+    """The student edition is built from sources without solutions (book/_ext/student_source.py);
+    book/_ext/student.py stops its build on a solution left in them."""
     assert build(tmp_path / "full", EXERCISES) == []
     assert "SOLUTION-TEXT" in (tmp_path / "full" / "html" / "page.html").read_text()
-    assert build(tmp_path / "student", EXERCISES, student=True) == []
-    student_page = (tmp_path / "student" / "html" / "page.html").read_text()
-    assert "SOLUTION-TEXT" not in student_page and "A square" in student_page
+    without = EXERCISES[: EXERCISES.index(":::{solution}")]
+    assert build(tmp_path / "student", without, student=True) == []
+    assert "A square" in (tmp_path / "student" / "html" / "page.html").read_text()
+    with pytest.raises(AssertionError):
+        build(tmp_path / "leaky", EXERCISES, student=True)
+    assert "page still has a solution" in capsys.readouterr().err
 
 
 def test_full_edition_checked_as_student_edition_is_caught():

@@ -60,7 +60,7 @@ KEEP_TALLEST_PX = 0.4 * (PAGE_HEIGHT_MM - MARGIN_MM["top"] - MARGIN_MM["bottom"]
 TOLERANCE_PX = 1.0
 
 _PREPARE_JS = r"""
-({title, author, edition, parts, chapters}) => {
+({title, author, edition, editionName, licence, parts, chapters}) => {
   document.body.classList.add('pdf-book');
   const article = document.querySelector('.bd-article');
   if (!article) throw new Error('no .bd-article in the page');
@@ -69,12 +69,14 @@ _PREPARE_JS = r"""
   tp.id = 'pdf-title-page';
   tp.className = 'pdf-title-page';
   tp.innerHTML = `<p class="pdf-title">${title}</p><p class="pdf-author">${author}</p>`
+    + (editionName ? `<p class="pdf-edition-name">${editionName}</p>` : '')
     + `<p class="pdf-edition">Edition of ${edition}</p>`
     + `<div class="pdf-code-note"><p>The code that computes every figure and table of this book is `
     + `the companion Python package <code>companion</code>. The HTML edition of the book ships it as a `
     + `wheel, with the pinned requirements, among its downloads, and every chapter can be downloaded `
     + `there as a Jupyter notebook. The page <a href="#run-the-code">Run the code</a> gives the `
-    + `commands that install the wheel and run a chapter.</p></div>`;
+    + `commands that install the wheel and run a chapter.</p></div>`
+    + `<p class="pdf-licence">${licence}</p>`;
   const printHeader = document.getElementById('jb-print-docs-body');
   const toc = document.getElementById('jb-print-toc');
   const contents = document.createElement('section');
@@ -428,9 +430,17 @@ def report_text(scaled: list[dict], still_wide: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: The title page's line for each edition that is not the full book (``--edition``).
+EDITIONS = {"full": "", "student": "Student edition"}
+
+
 def print_pdf(singlehtml: Path, output: Path, toc_file: Path = ROOT / "_toc.yml",
-              config_file: Path = ROOT / "_config.yml") -> dict:
-    """Print the book from its singlehtml build; writes ``overflow_report.txt`` beside the PDF."""
+              config_file: Path = ROOT / "_config.yml", edition: str = "full") -> dict:
+    """Print the book from its singlehtml build; writes ``overflow_report.txt`` beside the PDF.
+
+    ``edition`` (a key of :data:`EDITIONS`) names the edition on the title page; the licence there is
+    the site's footer (``html: extra_footer`` of the configuration).
+    """
     singlehtml, output = Path(singlehtml), Path(output)
     root_page = singlehtml / "book" / "intro.html"
     if not root_page.is_file():
@@ -438,19 +448,26 @@ def print_pdf(singlehtml: Path, output: Path, toc_file: Path = ROOT / "_toc.yml"
     config = yaml.safe_load(Path(config_file).read_text())
     parts, chapters = book_structure(toc_file)
     book = {"title": html.escape(config["title"]), "author": html.escape(config.get("author", "")),
-            "edition": edition_date(), "parts": parts, "chapters": chapters,
+            "edition": edition_date(), "editionName": EDITIONS[edition],
+            "licence": config.get("html", {}).get("extra_footer", ""), "parts": parts, "chapters": chapters,
             "unprinted": {"docs": unprinted_pages(toc_file), "noteId": UNPRINTED_NOTE_ID, "note": UNPRINTED_NOTE}}
     summary = print_document(singlehtml, root_page, output, book=book)
-    (output.parent / "overflow_report.txt").write_text(report_text(summary["scaled"], summary["still_wide"]))
+    report = "overflow_report.txt" if edition == "full" else f"overflow_report_{edition}.txt"
+    (output.parent / report).write_text(report_text(summary["scaled"], summary["still_wide"]))
     return summary
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
-        sys.exit("usage: print_pdf.py SINGLEHTML_DIR OUTPUT_PDF")
-    summary = print_pdf(Path(sys.argv[1]), Path(sys.argv[2]))
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Print the singlehtml build of the book to a PDF.")
+    parser.add_argument("singlehtml", type=Path)
+    parser.add_argument("output", type=Path)
+    parser.add_argument("--edition", choices=sorted(EDITIONS), default="full")
+    args = parser.parse_args()
+    summary = print_pdf(args.singlehtml, args.output, edition=args.edition)
     links = summary["links"]
-    print(f"PDF written: {sys.argv[2]} in {summary['seconds']:.0f} s; links: {links['internal']} internal, "
+    print(f"PDF written: {args.output} in {summary['seconds']:.0f} s; links: {links['internal']} internal, "
           f"{links['external']} http(s), {len(links['unwrapped'])} download links set as text; "
           f"(page ready after {summary['seconds_layout']:.0f} s); {summary['bookmarks']} bookmarks; {len(summary['scaled'])} boxes scaled to fit (overflow_report.txt)")
     if summary["still_wide"]:

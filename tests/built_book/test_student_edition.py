@@ -1,4 +1,7 @@
-"""The two editions of the exercises: the book with collapsed solutions, the student edition without."""
+"""The two editions of the exercises: the book with collapsed solutions, the student edition without.
+
+That no file of the student edition holds a solution is checked in ``test_student_leaks.py``.
+"""
 
 import re
 
@@ -34,3 +37,19 @@ def test_student_edition_keeps_every_exercise_and_drops_every_solution(html_root
         assert exercise_labels(student_root, page) == exercise_labels(html_root, page), page
     problems = site_problems(student_root, solutions=False)
     assert not problems, "\n".join(problems)
+
+
+def _page_text(html_root, page: str) -> str:
+    soup = BeautifulSoup((html_root / f"{page}.html").read_text(encoding="utf-8"), "html.parser")
+    return " ".join(soup.select_one("article").get_text(" ").split())
+
+
+def test_each_edition_says_where_its_solutions_are(html_root, student_root):
+    """The full intro promises collapsed solutions; the student edition says it has none and promises none."""
+    full, student = _page_text(html_root, "book/intro"), _page_text(student_root, "book/intro")
+    assert "collapsed box" in full and "This is the student edition" not in full
+    assert "This is the student edition" in student and "empty answer cell" in student
+    promises = [page for page in toc_files() if re.search(r"collapsed (box|solution|dropdown)",
+                                                          _page_text(student_root, page), re.I)]
+    assert not promises, f"student pages that promise collapsed solutions: {promises}"
+    assert "empty answer cell" in _page_text(student_root, "book/run_the_code")

@@ -1,4 +1,5 @@
-"""The PDF of the whole book (``make pdf-check``, after ``make pdf``).
+"""The PDFs of the whole book and of the student edition (``make pdf-check``, after ``make pdf`` and
+``make pdf-student``): every check runs on each; the student PDF must also hold no solution.
 
 Each check of the layout, the links, the outline and the tags is proven on a broken fixture in
 ``test_fixtures.py``.
@@ -14,11 +15,14 @@ import yaml
 from pypdf import PdfReader
 
 ROOT = Path(__file__).resolve().parents[2]
-PDF = ROOT / "_build" / "pdf" / "book.pdf"
+PDFS = {"full": ROOT / "_build" / "pdf" / "book.pdf", "student": ROOT / "_build" / "pdf" / "student.pdf"}
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1]))
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 import pdfcheck  # noqa: E402
 from print_pdf import MARGIN_MM  # noqa: E402
+from solution_leaks import chapter_notebooks, collect_solutions, pdf_leaks  # noqa: E402
+from student_source import strip_solutions  # noqa: E402
 LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl"}
 
 
@@ -28,10 +32,11 @@ def normalise(text: str) -> str:
     return " ".join(text.split())
 
 
-def chapters():
-    """(title, number of figures) of every chapter notebook, the title without its math."""
+def chapters(edition="full"):
+    """(title, number of figures) of every chapter notebook of the edition, the title without its math."""
     for path in sorted((ROOT / "book").glob("ch*.ipynb")):
-        cells = json.loads(path.read_text())["cells"]
+        notebook = json.loads(path.read_text())
+        cells = (strip_solutions(notebook)[0] if edition == "student" else notebook)["cells"]
         heading = next(line for c in cells if c["cell_type"] == "markdown"
                        for line in "".join(c["source"]).splitlines() if line.startswith("# "))
         figures = sum("image/png" in o.get("data", {}) for c in cells if c["cell_type"] == "code" for o in c["outputs"])
@@ -65,11 +70,17 @@ def toc_pages() -> list[Path]:
     return [next(ROOT.glob(f + ".*")) for f in files]
 
 
+@pytest.fixture(scope="module", params=sorted(PDFS))
+def edition(request):
+    return request.param
+
+
 @pytest.fixture(scope="module")
-def pdf():
-    if not PDF.is_file():
-        pytest.fail(f"{PDF} does not exist: run `make pdf` first")
-    reader = PdfReader(PDF)
+def pdf(edition):
+    path = PDFS[edition]
+    if not path.is_file():
+        pytest.fail(f"{path} does not exist: run `make pdf` and `make pdf-student` first")
+    reader = PdfReader(path)
     return reader, normalise(" ".join(page.extract_text() for page in reader.pages))
 
 
@@ -79,10 +90,10 @@ def test_every_chapter_title_is_in_the_pdf(pdf):
     assert not missing, f"chapter titles missing from the PDF: {missing}"
 
 
-def test_every_figure_is_embedded_and_the_book_has_its_length(pdf):
+def test_every_figure_is_embedded_and_the_book_has_its_length(pdf, edition):
     reader, _ = pdf
     embedded = sum(len(page.images) for page in reader.pages)
-    expected = sum(n for _, n in chapters())
+    expected = sum(n for _, n in chapters(edition))
     assert embedded >= expected, f"{embedded} images embedded, the chapters have {expected} figures"
     assert len(reader.pages) >= 10 * len(list(chapters()))
 
@@ -129,10 +140,20 @@ def test_the_pdf_is_tagged(pdf):
     assert pdfcheck.tagged(reader)
 
 
-def test_the_title_page_gives_title_edition_and_where_the_code_is(pdf):
+def test_the_title_page_gives_title_edition_licence_and_where_the_code_is(pdf, edition):
     reader, _ = pdf
     first = normalise(reader.pages[0].extract_text())
-    title = yaml.safe_load((ROOT / "_config.yml").read_text())["title"]
-    assert normalise(title) in first
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    assert normalise(config["title"]) in first and normalise(config["author"]) in first
     assert re.search(r"Edition of \d{1,2} [A-Z][a-z]+ \d{4}", first), first
     assert "companion" in first and "Run the code" in first, first
+    assert "CC BY 4.0" in first and "BSD 3-Clause" in first, first
+    assert ("Student edition" in first) == (edition == "student"), first
+
+
+def test_the_student_pdf_holds_no_solution():
+    path = PDFS["student"]
+    if not path.is_file():
+        pytest.fail(f"{path} does not exist: run `make pdf-student` first")
+    hits = pdf_leaks(path, collect_solutions(chapter_notebooks()))
+    assert not hits, f"{len(hits)} solution fragments in the student PDF:\n" + "\n".join(hits[:50])
