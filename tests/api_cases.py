@@ -1008,7 +1008,7 @@ reg("calibration_sharpness.derivations.set_partitions", dict(items=[1, 2, 3]), d
 reg("calibration_sharpness.derivations.proposition1_residual", dict(groups=[[0, 1], [2]]), dict(groups=obj()), finite=False, valid_variants=False)
 reg("calibration_sharpness.derivations.mse_decomposition_residual", dict(m=2), dict(m=integer()), finite=False)
 reg("calibration_sharpness.derivations.gaussian_posterior_log_odds", {}, {}, finite=False)
-reg("calibration_sharpness.derivations.mirror_symmetry_mse", dict(offset=0), dict(offset=free("a number or a sympy expression")), finite=False)
+reg("calibration_sharpness.derivations.mirror_symmetry_mse", dict(offset=0), dict(offset=real()), finite=False)
 reg("label_shift_recalibration.derivations.label_shift_composition_residuals", {}, {}, finite=False)
 reg("label_shift_recalibration.derivations.lemma10_derivatives", {}, {}, finite=False)
 reg("label_shift_recalibration.derivations.theorem2_step2_residuals", {}, {}, finite=False)

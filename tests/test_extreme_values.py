@@ -6,6 +6,8 @@ independent route (a closed-form limit, an invariance, a direct formula).
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from scipy.stats import binom
@@ -106,3 +108,42 @@ def test_mirror_symmetry_at_a_huge_offset_and_offsets_are_checked():
     for bad in ("0", 1j, float("nan"), True, sp.Symbol("c")):
         with pytest.raises(ValueError, match="offset must be a finite real number"):
             mirror_symmetry_mse(bad)
+
+
+# --- item 17: the documented maxima run in seconds; beyond them a named refusal, not a hang ---
+
+
+def _documented_maxima():
+    from companion.calibration_sharpness.derivations import mse_decomposition_residual
+    from companion.conformal_label_shift.derivations import permutation_weight_residuals
+    from companion.label_shift_weights.derivations import moment_identity_residuals
+    from companion.multiclass_lp.guarantee_checks import bernoulli_test_size
+    from companion.target_prior.qmm import roc_qmm_trace
+    from companion.uniform_mass_binning.derivations import binwise_pooling_identity
+
+    masses = np.array([0.125, 0.25, 0.25, 0.25, 0.125])
+    # (call at the maximum, call just beyond it, the argument the refusal names)
+    return {
+        "binwise_pooling_identity": (lambda: binwise_pooling_identity(4), lambda: binwise_pooling_identity(5), "n_bins"),
+        "mse_decomposition_residual": (lambda: mse_decomposition_residual(10), lambda: mse_decomposition_residual(11), "m"),
+        "permutation_weight_residuals": (lambda: permutation_weight_residuals(3, 3), lambda: permutation_weight_residuals(4, 3), "n_classes"),
+        "moment_identity_residuals": (lambda: moment_identity_residuals(4, 3), lambda: moment_identity_residuals(4, 4), "k * m"),
+        "bernoulli_test_size": (lambda: bernoulli_test_size((1e-3,)), lambda: bernoulli_test_size((9e-4,)), "eps_values"),
+        "roc_qmm_trace": (lambda: roc_qmm_trace(masses, 0.3, 0.8, 10**4), lambda: roc_qmm_trace(masses, 0.3, 0.8, 10**4 + 1), "n_iter"),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_documented_maxima()))
+def test_documented_maximum_runs_and_beyond_is_refused(name):
+    import os
+    import sys
+
+    sys.path.insert(0, os.path.dirname(__file__))
+    from api_cases import Hang, run_with_timeout
+
+    at_max, beyond, arg = _documented_maxima()[name]
+    with pytest.raises(ValueError, match=re.escape(arg)):
+        beyond()  # accepted before, and then ran for minutes
+    result, exc, _ = run_with_timeout(at_max, 120)  # seconds on an idle machine; generous for a loaded CI runner
+    assert exc is None, f"{name} at its documented maximum: {type(exc).__name__} {exc}"
+    assert not isinstance(exc, Hang)

@@ -49,6 +49,10 @@ _MAX_VALUES = 40
 
 _MAX_ITEMS = 10
 
+#: Largest ``m`` of :func:`mse_decomposition_residual`: its simplification grows fast (m = 10 in
+#: seconds, m = 40 in minutes).
+_MAX_RESIDUAL_VALUES = 10
+
 
 def finite_joint_distribution(m: int) -> FiniteJointDistribution:
     """Symbols for a joint law of (Z, Y) with Z taking ``m`` distinct values (an integer from 1 to 40)."""
@@ -155,9 +159,9 @@ def mse_decomposition_residual(m: int) -> tuple[sp.Expr, dict[str, sp.Expr]]:
     MSE :math:`= \sum_i w_i\,[q_i (1-z_i)^2 + (1-q_i) z_i^2]`,
     Var Y :math:`= \bar q (1 - \bar q)`, sharpness
     :math:`= \sum_i w_i (q_i - \bar q)^2`, calibration
-    :math:`= \sum_i w_i (z_i - q_i)^2`.
+    :math:`= \sum_i w_i (z_i - q_i)^2`.  ``m`` is an integer from 1 to 10.
     """
-    law = finite_joint_distribution(m)
+    law = finite_joint_distribution(check_int(m, "m", minimum=1, maximum=_MAX_RESIDUAL_VALUES))
     w, q, z = law
     qbar = sum(wi * qi for wi, qi in zip(w, q))
     terms = {

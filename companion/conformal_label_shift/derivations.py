@@ -11,6 +11,7 @@ chapter ``chap-conformal-label-shift``: ``lem-conf-weighted-quantile``,
 from __future__ import annotations
 
 import itertools
+import math
 import numbers
 
 import sympy as sp
@@ -25,6 +26,10 @@ __all__ = [
     "split_coverage_by_integration",
     "bernoulli_normal_limits",
 ]
+
+
+#: Most terms (labelings x permutations) :func:`permutation_weight_residuals` sums: (n, n_classes) = (4, 2) or (3, 3).
+_MAX_PERMUTATION_TERMS = 4000
 
 
 def _small_int(x, name: str, lo: int, hi: int) -> int:
@@ -48,8 +53,12 @@ def permutation_weight_residuals(n: int = 3, n_classes: int = 2) -> list:
     minus :math:`w(y_i)/\sum_{j\le n+1}w(y_j)`; returns the list of all
     residuals (all must be 0).  Book: ``prop-conf-label-shift-weights``.
     """
-    n = _small_int(n, "n", 1, 5)  # the brute force enumerates (n+1)! permutations
+    n = _small_int(n, "n", 1, 4)  # the brute force enumerates (n+1)! permutations
     n_classes = _small_int(n_classes, "n_classes", 2, 4)
+    n_terms = math.factorial(n + 1) * n_classes ** (n + 1)
+    if n_terms > _MAX_PERMUTATION_TERMS:
+        raise ValueError(f"n = {n} and n_classes = {n_classes} ask for (n+1)! * n_classes^(n+1) = {n_terms} symbolic terms; "
+                         f"at most {_MAX_PERMUTATION_TERMS} run in seconds (e.g. n = 4 with 2 classes, n = 3 with 3)")
     w = sp.symbols(f"w0:{n_classes}", positive=True)
     residuals = []
     for labels in itertools.product(range(n_classes), repeat=n + 1):

@@ -144,6 +144,10 @@ def level_set_mass_check(k: int = 5, lam: float = 0.1, threshold: float = 0.05, 
     return out
 
 
+#: Smallest eps of :func:`bernoulli_test_size` (its exact binomial search costs of order 1/eps^2 per step).
+_MIN_TEST_EPS = 1e-3
+
+
 def bernoulli_test_size(eps_values=(0.1, 0.05, 0.025, 0.0125), error: float = 1 / 3) -> dict:
     r"""Smallest ``n`` at which some test tells :math:`\mathrm{Bernoulli}(1/2)` from :math:`\mathrm{Bernoulli}(1/2 + \varepsilon)` (``prop-multiclass-lp-lower-bound``).
 
@@ -167,6 +171,9 @@ def bernoulli_test_size(eps_values=(0.1, 0.05, 0.025, 0.0125), error: float = 1 
     eps = np.array([check_open_unit(v, "eps_values entries") for v in as_sequence(eps_values, "eps_values", scalar=True).tolist()])
     if np.any(eps > 0.5):
         raise ValueError(f"eps_values entries must be at most 1/2 (a probability 1/2 + eps), got {eps_values!r}")
+    if np.any(eps < _MIN_TEST_EPS):
+        raise ValueError(f"eps_values entries must be at least {_MIN_TEST_EPS:g}: the exact search runs over samples of "
+                         f"order 1/eps^2 (1e-3: about 5e4 draws, seconds), got {eps_values!r}")
     error = check_open_unit(error, "error")
     if error >= 0.5:
         raise ValueError(f"error must be below 1/2 (a test better than a coin), got {error!r}")

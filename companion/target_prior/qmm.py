@@ -321,14 +321,19 @@ def roc_qmm(
     return Recalibrated(fp.posteriors, {"c": c, "class0_masses": fp.class0_masses, "changes": fp.changes})
 
 
+#: Most steps of :func:`roc_qmm_trace` (one Python-level step each; 10**4 run in about a second, and the
+#: rounding floor is reached within a few hundred steps for the book's AUCs).
+_MAX_TRACE_STEPS = 10**4
+
+
 def roc_qmm_trace(target_masses, target_prior, auc, n_iter: int, *, iteration: str = "normalized") -> np.ndarray:
     """Sup-norm change of the class-0 masses in each of exactly ``n_iter`` steps of (11b), without a stopping rule.
 
     Shows the geometric phase of the iteration and the rounding floor below
-    it; ``iteration`` as in :func:`roc_qmm`.
+    it; ``iteration`` as in :func:`roc_qmm`; ``n_iter`` is at most ``10**4``.
     """
     f, q, c = _roc_inputs(target_masses, target_prior, auc, iteration)
-    n_iter = check_int(n_iter, "n_iter", minimum=1)
+    n_iter = check_int(n_iter, "n_iter", minimum=1, maximum=_MAX_TRACE_STEPS)
     f0 = f.copy()
     changes = np.empty(n_iter)
     for k in range(n_iter):  # sequential by nature

@@ -68,9 +68,10 @@ def binwise_pooling_identity(n_bins: int = 4) -> list[BinwiseIdentity]:
     is their mass-weighted mean.  Every risk is written from its definition
     as a combination of :math:`\mathbb E[(c-h^*(Z))^2 1\{Z\in I\}]`; the four
     residuals of :class:`BinwiseIdentity` simplify to 0 for each of the
-    Bell-number many patterns (15 for 4 bins).
+    Bell-number many patterns (15 for 4 bins).  ``n_bins`` is at most 4: the
+    52 patterns of 5 bins already take tens of seconds to simplify.
     """
-    n_bins = check_int(n_bins, "n_bins", minimum=1, maximum=6)  # Bell-number many patterns
+    n_bins = check_int(n_bins, "n_bins", minimum=1, maximum=4)  # Bell-number many patterns
     return [_one_pattern(groups, n_bins) for groups in set_partitions(range(n_bins))]
 
 
