@@ -95,12 +95,24 @@ def best_of(sides: dict[str, Callable[[], object]], rounds: int = ROUNDS) -> dic
 def compare(benchmark: str, size: str, companion: Callable[[], object],
             others: dict[str, tuple[str, Callable[[], object]]], rounds: int = ROUNDS) -> list[Row]:
     """Time ``companion`` against ``others`` (name -> (kind, callable)); one row per other side."""
+    return compare_many(size, {benchmark: (companion, list(others))}, others, rounds)
+
+
+def compare_many(size: str, companions: dict[str, tuple[Callable[[], object], list[str]]],
+                 others: dict[str, tuple[str, Callable[[], object]]], rounds: int = ROUNDS) -> list[Row]:
+    """Several companion sides and ``others`` timed in one alternating run, so every ratio sees the same load.
+
+    ``companions`` maps a benchmark name to (callable, names of the ``others`` it is compared with);
+    one row per such pair.
+    """
     load_before = os.getloadavg()[0]
-    times = best_of({"companion": companion, **{name: fn for name, (_, fn) in others.items()}}, rounds)
+    sides = {**{name: fn for name, (fn, _) in companions.items()}, **{name: fn for name, (_, fn) in others.items()}}
+    times = best_of(sides, rounds)
     load = max(load_before, os.getloadavg()[0])
-    rows = [Row(benchmark, size, times["companion"], name, kind, times[name], load) for name, (kind, _) in others.items()]
+    rows = [Row(benchmark, size, times[benchmark], name, others[name][0], times[name], load)
+            for benchmark, (_, against) in companions.items() for name in against]
     for row in rows:
-        print(f"{benchmark} [{size}]: companion {row.companion:.4g} s, {row.other} ({row.kind}) {row.other_time:.4g} s, "
+        print(f"{row.benchmark} [{size}]: companion {row.companion:.4g} s, {row.other} ({row.kind}) {row.other_time:.4g} s, "
               f"ratio {row.ratio:.2f}, load {row.load:.2f}", flush=True)
     return rows
 

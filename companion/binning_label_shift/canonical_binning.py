@@ -29,6 +29,8 @@ import numpy as np
 from .._checks import as_labels, as_probabilities, as_real_array, as_weights, check_int, check_same_length
 from ..label_shift_weights import as_simplex_rows, encode_labels, posterior_correction
 from .._checks import as_cut_point_list
+from ..calibration_sharpness.binning import _uniform_mass_edges_unsorted
+from ..calibration_sharpness.cells import BinLookup
 
 __all__ = [
     "CoordinatePartition",
@@ -54,13 +56,15 @@ class CoordinatePartition:
         self.edges = e
         self.coordinate = check_int(coordinate, "coordinate", minimum=0)
         self.n_bins = e.size - 1
+        self._lookup = BinLookup(e[1:-1])
 
     def assign(self, probs) -> np.ndarray:
         """Bin index of every row of ``probs`` (by its coordinate ``coordinate``)."""
         p = as_simplex_rows(probs, "probs")
         if self.coordinate >= p.shape[1]:
             raise ValueError(f"coordinate {self.coordinate} does not exist for probs with {p.shape[1]} columns")
-        return np.searchsorted(self.edges[1:-1], p[:, self.coordinate], side="left")
+        scores = np.ascontiguousarray(p[:, self.coordinate])
+        return self._lookup.bins(scores, scores.min())  # searchsorted(edges[1:-1], scores, "left") by a cell table
 
 
 class LogRatioGridPartition:
@@ -121,9 +125,7 @@ def uniform_mass_partition(probs, n_bins: int, coordinate: int = 1) -> Coordinat
     coordinate = check_int(coordinate, "coordinate", minimum=0)
     if coordinate >= p.shape[1]:
         raise ValueError(f"coordinate {coordinate} does not exist for probs with {p.shape[1]} columns")
-    z = np.sort(p[:, coordinate])
-    ranks = (z.size * np.arange(1, n_bins, dtype=np.int64)) // n_bins
-    return CoordinatePartition(np.concatenate(([0.0], z[ranks - 1], [1.0])), coordinate)
+    return CoordinatePartition(_uniform_mass_edges_unsorted(np.ascontiguousarray(p[:, coordinate]), n_bins), coordinate)
 
 
 #: Largest number of (bin, class) cells :func:`bin_class_counts` allocates.

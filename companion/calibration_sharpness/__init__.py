@@ -8,6 +8,8 @@ The modules, in reading order:
 
 metrics
     Empirical MSE decomposition, calibration, sharpness and recalibration risks, reliability curves.
+cells
+    The cells of the scores: order statistics and bins of uniform-mass binning without a sort.
 binning
     Bin assignment, equal-width edges and the histogram-binning recalibrators (equal-width,
     uniform-mass).
@@ -19,7 +21,7 @@ experiments
 
 from __future__ import annotations
 
-from . import metrics, binning, derivations, experiments
+from . import metrics, cells, binning, derivations, experiments
 from .metrics import *  # noqa: F401,F403
 from .binning import *  # noqa: F401,F403
 from .derivations import *  # noqa: F401,F403

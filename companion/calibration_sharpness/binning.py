@@ -80,6 +80,15 @@ def _uniform_mass_edges(z_sorted: np.ndarray, n_bins: int) -> np.ndarray:
     return np.concatenate(([0.0], z_sorted[_uniform_mass_ranks(z_sorted.size, n_bins) - 1], [1.0]))
 
 
+def _uniform_mass_edges_unsorted(z: np.ndarray, n_bins: int, cells: Cells | None = None, cell_of_z=None) -> np.ndarray:
+    """Edges of Definition 6 from unsorted validated scores, without a sort (``cells`` and ``cell_of_z``: their cells, if computed)."""
+    if cells is None:
+        cells = Cells(n_bins, z.min())
+        cell_of_z = cells.of(z, z.min())
+    inner = order_statistics(z, cell_of_z, cells.n_cells, _uniform_mass_ranks(z.size, n_bins))
+    return np.concatenate(([0.0], inner, [1.0]))
+
+
 def _bin_statistics(z_sorted: np.ndarray, ones_sorted: np.ndarray, edges: np.ndarray):
     """Bin counts and bin means of eq. (9) for the convention ``[u_0, u_1], (u_1, u_2], ...``.
 
@@ -169,8 +178,7 @@ class UniformMassBinning(_HistogramBinning):
     """
 
     def _edges(self, z, cells, cell_of_z):
-        inner = order_statistics(z, cell_of_z, cells.n_cells, _uniform_mass_ranks(z.size, self.n_bins))
-        return np.concatenate(([0.0], inner, [1.0]))
+        return _uniform_mass_edges_unsorted(z, self.n_bins, cells, cell_of_z)
 
 
 class EqualWidthBinning(_HistogramBinning):

@@ -60,9 +60,13 @@ class Cells:
         bits = min(int(n_bins).bit_length() + 3, 24)
         self.shift = 52 - bits
         top = _KEY_OF_ONE >> self.shift
-        lowest = int(np.float64(smallest).view(np.int64)) >> self.shift  # negative for -0.0
+        lowest = self._cell_key(smallest)
         self.low = max(lowest, top - _MAX_CELLS + 1)
         self.n_cells = top - self.low + 1
+
+    def _cell_key(self, score: float) -> int:
+        """``key >> shift`` of one score, with -0.0 read as +0.0."""
+        return max(int(np.float64(score).view(np.int64)), 0) >> self.shift
 
     def raw(self, z: np.ndarray) -> np.ndarray:
         """Cell of each score, negative for a score below the table (merge those into cell 0)."""
@@ -73,7 +77,7 @@ class Cells:
     def of(self, z: np.ndarray, smallest: float) -> np.ndarray:
         """Cell of each score of ``z``, whose smallest score is ``smallest`` (scores below the table go to cell 0)."""
         cells = self.raw(z)
-        if int(np.float64(smallest).view(np.int64)) >> self.shift < self.low:
+        if not smallest > 0.0 or self._cell_key(smallest) < self.low:  # (-0.0 has a negative key)
             np.maximum(cells, 0, out=cells)
         return cells
 
