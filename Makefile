@@ -6,6 +6,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+NODE_STAMP := node_modules/.installed
 NOTEBOOKS := $(shell find book -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' | sort)
 
 .PHONY: book book-student test pytest nbval strict-book html-check pdf pdf-student pdf-check notebooks benchmark clean
@@ -18,7 +19,12 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 > /dev/null
 	touch $(STAMP)
 
-book: $(STAMP)
+# MathJax for Node (package-lock.json): the build typesets every formula (book/_ext/prerender_math.py).
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --silent
+	touch $(NODE_STAMP)
+
+book: $(STAMP) $(NODE_STAMP)
 	$(BIN)/jupyter-book build . --path-output . --quiet
 	@echo "Book built: $(CURDIR)/_build/html/index.html"
 	@echo "Code for readers (book/_ext/reader_code.py): $(CURDIR)/_build/html/code/"
@@ -28,7 +34,7 @@ book: $(STAMP)
 # solution (book/_ext/student_source.py), so no page, download, search text or image holds one.
 STUDENT_SRC := _build/student/source
 
-book-student: $(STAMP)
+book-student: $(STAMP) $(NODE_STAMP)
 	rm -rf _build/student
 	$(BIN)/python book/_ext/student_source.py $(STUDENT_SRC)
 	$(BIN)/jupyter-book build $(STUDENT_SRC) --path-output _build/student --warningiserror --keep-going --quiet
@@ -36,7 +42,7 @@ book-student: $(STAMP)
 
 test: pytest strict-book book-student html-check nbval
 
-pytest: $(STAMP)
+pytest: $(STAMP) $(NODE_STAMP)
 	MPLBACKEND=Agg $(BIN)/python -m pytest tests --ignore=tests/built_book --ignore=tests/pdf
 
 # Stored outputs are written natively (make notebooks); nbval re-executes them under
@@ -45,7 +51,7 @@ pytest: $(STAMP)
 nbval: $(STAMP)
 	OPENBLAS_CORETYPE=Prescott $(BIN)/python -m pytest --nbval -p no:cacheprovider $(NOTEBOOKS)
 
-strict-book: $(STAMP)
+strict-book: $(STAMP) $(NODE_STAMP)
 	rm -rf _build/html _build/doctrees
 	$(BIN)/jupyter-book build . --path-output . --warningiserror --keep-going --quiet
 
@@ -56,8 +62,8 @@ html-check: $(STAMP)
 	$(BIN)/python -m pytest -p no:cacheprovider tests/built_book
 
 # The whole book as one PDF: the single-page HTML build printed by headless Chromium
-# (the same MathJax, figures and numbering as the web book; no TeX installation needed).
-pdf: $(STAMP)
+# (the same MathJax typesetting, figures and numbering as the web book; no TeX installation needed).
+pdf: $(STAMP) $(NODE_STAMP)
 	rm -rf _build/singlehtml
 	$(BIN)/jupyter-book build . --path-output . --builder singlehtml --quiet
 	$(BIN)/python book/_ext/print_pdf.py _build/singlehtml _build/pdf/book.pdf

@@ -6,9 +6,12 @@ page that reads other files by ``fetch``/XHR fails here as it fails for the
 reader); every request to anything but a local file is aborted and
 reported.  On each page:
 
-* every formula typeset by MathJax (no raw ``\\(`` or ``$$`` left in the
-  text, a MathJax container in every math node, no MathJax error), kept
-  out of the tab order and carrying its assistive MathML;
+* every formula typeset when the book was built (no raw ``\\(`` or ``$$``
+  left in the text, a MathJax container in every math node, no MathJax
+  error) and none by MathJax in the browser: the page loads no typesetter;
+  formulas kept out of the tab order unless they scroll, each carrying its
+  assistive MathML;
+* no equation number drawn over its formula, at a desktop and a phone width;
 * every image loaded with a non-zero size and an alt text that describes
   it (not empty, not a file name or a path, not a bare "Figure 3");
 * no failed request, no console error;
@@ -27,7 +30,7 @@ from pathlib import Path
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from browser import offline_browser, wait_for_mathjax
+from browser import offline_browser
 
 #: Window widths (px) at which no page may scroll sideways: a desktop and a phone.
 WIDTHS = (1280, 390)
@@ -96,6 +99,27 @@ _WIDTH_REPORT = """() => {
   return {scroll: root.scrollWidth, client: limit, wide};
 }"""
 
+#: Display formulas whose equation number is drawn over the formula as the reader sees it: the
+#: formula's glyph box clipped by every box between it and its math block that clips or scrolls.
+_EQNO_REPORT = """() => {
+  const over = [];
+  for (const div of document.querySelectorAll('div.math')) {
+    const eqno = div.querySelector(':scope > .eqno'), math = div.querySelector('mjx-container mjx-math');
+    if (!eqno || !math || !eqno.getClientRects().length) continue;
+    let [left, top, right, bottom] = ((r) => [r.left, r.top, r.right, r.bottom])(math.getBoundingClientRect());
+    for (let p = math.parentElement; p && p !== div.parentElement; p = p.parentElement) {
+      if (getComputedStyle(p).overflowX === 'visible') continue;
+      const r = p.getBoundingClientRect();
+      left = Math.max(left, r.left); right = Math.min(right, r.right);
+      top = Math.max(top, r.top); bottom = Math.min(bottom, r.bottom);
+    }
+    const e = eqno.getBoundingClientRect();
+    const wide = Math.min(right, e.right) - Math.max(left, e.left), high = Math.min(bottom, e.bottom) - Math.max(top, e.top);
+    if (wide > 1 && high > 1) over.push(`${eqno.textContent.replace(/#$/, '').trim()} (${Math.round(wide)} px)`);
+  }
+  return over;
+}"""
+
 #: Run axe-core (already injected) and mark each failing element that lies inside the selector excused for its rule.
 _AXE_RUN = """async ([excused, options]) => {
   const results = await axe.run(document, options);
@@ -114,6 +138,13 @@ _AXE_RUN = """async ([excused, options]) => {
 #: axe-core options: report violations only; no ``preload`` of the style sheets, which axe
 #: would fetch by XHR (refused between ``file://`` pages) and which only css-orientation-lock needs.
 _AXE_OPTIONS = {"resultTypes": ["violations"], "preload": False}
+
+#: MathJax's typesetter on the page (its loader script or its global): formulas are typeset at build time.
+_TYPESETTER = """() => {
+  const src = [...document.scripts].map((s) => s.getAttribute('src') || '').find((s) => /mathjax\\/(tex|mml|startup|latest)/i.test(s));
+  if (src) return 'loads ' + src;
+  return window.MathJax && (window.MathJax.startup || window.MathJax.typesetPromise) ? 'window.MathJax is running' : '';
+}"""
 
 _SET_MODE = "(mode) => { document.documentElement.dataset.theme = mode; document.documentElement.dataset.mode = mode; }"
 
@@ -150,7 +181,7 @@ def axe_violations(page, *, excused: dict[str, tuple[str, str]] | None = None) -
 def check_page(
     context, path: Path, *, screenshot: Path | None = None, axe: bool = True, excused: dict[str, tuple[str, str]] | None = None
 ) -> dict:
-    """Open one page, wait for MathJax, and return its report.
+    """Open one page, wait for its fonts, and return its report.
 
     The report holds ``problems`` (a list of messages; empty when the page is
     fine), the counts ``math``, ``proofs`` and ``exercises``, the document's
@@ -166,21 +197,23 @@ def check_page(
     page.on("pageerror", lambda exc: console.append(str(exc)))
     page.set_viewport_size({"width": WIDTHS[0], "height": 900})
     page.goto(Path(path).resolve().as_uri(), wait_until="load")
-    has_mathjax = wait_for_mathjax(page)
+    typesetter = page.evaluate(_TYPESETTER)
+    page.evaluate("() => document.fonts.ready.then(() => true)")
     report = page.evaluate(_PAGE_REPORT)
     if screenshot is not None:
         screenshot.parent.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(screenshot), full_page=False)
     violations = axe_violations(page, excused=excused) if axe else []
-    widths = {}
+    widths, overlaps = {}, {}
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 900})
         widths[width] = page.evaluate(_WIDTH_REPORT)
+        overlaps[width] = page.evaluate(_EQNO_REPORT)
     page.close()
     name = Path(path).name
     problems = []
-    if report["math"] and not has_mathjax:
-        problems.append(f"{name}: {report['math']} math nodes but MathJax did not load")
+    if typesetter:
+        problems.append(f"{name}: the page typesets formulas in the browser on load ({typesetter})")
     problems += [f"{name}: formula not typeset: {t!r}" for t in report["untypeset"]]
     problems += [f"{name}: MathJax error: {t!r}" for t in report["errors"]]
     problems += [f"{name}: raw TeX in the page text: {t!r}" for t in report["raw"]]
@@ -197,6 +230,9 @@ def check_page(
             problems.append(
                 f"{name}: {w['scroll']} px wide in a {width} px window (scrolls sideways); sticking out: {'; '.join(w['wide'])}"
             )
+    for width, over in overlaps.items():
+        if over:
+            problems.append(f"{name}: {len(over)} equation numbers drawn over their formula at {width} px: {', '.join(over[:8])}")
     for v in violations:
         own = [n for n in v["nodes"] if not n["excused"]]
         if own:

@@ -1,11 +1,14 @@
 """The browser checker (tests/browser_checker.py) fails on broken pages.
 
-Fixture pages load MathJax from the copy that the book ships
-(sphinx-mathjax-offline), from local files only.
+Fixture pages have their formulas typeset as the book's build typesets them
+(book/_ext/prerender_math.py: MathJax in Node, the fonts of sphinx-mathjax-offline)
+and the book's own style sheet and script; everything from local files only.
 """
 
 import importlib.util
 import json
+import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,33 +16,54 @@ import pytest
 from browser import offline_browser
 from browser_checker import check_page
 
-MATHJAX = Path(importlib.util.find_spec("sphinx-mathjax-offline").origin).parent / "static" / "mathjax" / "tex-chtml.js"
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+from prerender_math import CSS, prerender  # noqa: E402
+
+MATHJAX = Path(importlib.util.find_spec("sphinx-mathjax-offline").origin).parent / "static" / "mathjax"
+STATIC = ROOT / "book" / "_static"
 PNG_1x1 = bytes.fromhex(
     "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
     "1f15c4890000000d49444154789c6360f8cfc0f01f0005fe02fe0d1b0b6b0000000049454e44ae426082"
 )
+#: The theme's rule for display math (pydata-sphinx-theme, _math.scss): the number beside the formula.
+THEME_MATH = ("<style>div.math { display: flex; flex-direction: row-reverse; align-items: center; gap: .5em;"
+              " overflow: hidden; } div.math mjx-container { flex-grow: 1; overflow: auto; }</style>")
 
 
-#: MathJax set up as the book sets it (_config.yml, mathjax3_config): formulas are not tab stops.
-BOOK_MATHJAX_CONFIG = "<script>window.MathJax = {options: {menuOptions: {settings: {inTabOrder: false}}}};</script>"
+def page(tmp_path, body: str, *, typeset: bool = True, head: str = "", outside: str = "", edit=None) -> Path:
+    """A fixture page: ``body`` inside a ``<main>`` landmark under a heading (``outside`` after it).
 
-
-def page(tmp_path, body: str, *, mathjax: bool = True, head: str = BOOK_MATHJAX_CONFIG, outside: str = "") -> Path:
-    """A fixture page: ``body`` inside a ``<main>`` landmark under a heading (``outside`` after it), with the book's MathJax."""
+    Its formulas are typeset as the build typesets them (``typeset``), then ``edit`` (a function of
+    the page's HTML) may plant a fault; the page has the book's style sheet and formula script.
+    """
     (tmp_path / "dot.png").write_bytes(PNG_1x1)
-    script = f'<script defer src="{MATHJAX.as_uri()}"></script>' if mathjax else ""
+    (tmp_path / "_static").mkdir(exist_ok=True)
+    if not (tmp_path / "_static" / "mathjax").exists():
+        (tmp_path / "_static" / "mathjax").symlink_to(MATHJAX)
+    links = ((f'<link rel="stylesheet" href="_static/{CSS}">' if typeset else "") + THEME_MATH +
+             f'<link rel="stylesheet" href="{(STATIC / "book.css").as_uri()}">'
+             f'<script defer src="{(STATIC / "math-scroll.js").as_uri()}"></script>')
     path = tmp_path / "page.html"
     path.write_text(
-        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Fixture</title>{head}{script}</head>'
+        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Fixture</title>{links}{head}</head>'
         f"<body><main><h1>Fixture</h1>{body}</main>{outside}</body></html>"
     )
+    if typeset:
+        prerender(tmp_path)
+    if edit is not None:
+        path.write_text(edit(path.read_text()))
     return path
 
 
 GOOD = (
-    r'<p>Inline <span class="math">\(x^2 + \frac{1}{2}\)</span>.</p><div class="math">\[ a = b \tag{1} \]</div>'
+    r'<p>Inline <span class="math">\(x^2 + \frac{1}{2}\)</span>.</p>'
+    r'<div class="math" id="equation-a"><span class="eqno">(1)<a class="headerlink" href="#equation-a">#</a></span>\[ a = b \]</div>'
     '<img src="dot.png" alt="A single black dot: the risk does not change with the number of bins.">'
 )
+#: A display formula wider than a phone's column, numbered.
+WIDE = (r'<div class="math" id="equation-w"><span class="eqno">(2)<a class="headerlink" href="#equation-w">#</a></span>\[ '
+        + " + ".join(f"x_{{{i}}}" for i in range(14)) + r" \]</div>")
 
 
 @pytest.fixture(scope="module")
@@ -54,10 +78,17 @@ def test_good_page_passes(tmp_path, browser):
     assert report["violations"] == [] and report["widths"] == {1280: 1280, 390: 390}
 
 
-def test_page_without_mathjax_is_caught(tmp_path, browser):
-    problems = check_page(browser[0], page(tmp_path, GOOD, mathjax=False))["problems"]
-    assert any("MathJax did not load" in p for p in problems)
+def test_page_not_typeset_at_build_time_is_caught(tmp_path, browser):
+    problems = check_page(browser[0], page(tmp_path, GOOD, typeset=False))["problems"]
+    assert any("formula not typeset" in p for p in problems), problems
     assert any("raw TeX in the page text" in p for p in problems)
+
+
+def test_page_that_typesets_in_the_browser_is_caught(tmp_path, browser):
+    """The book's formulas are typeset at build time: a page loading MathJax's typesetter fails, even if it typesets."""
+    loader = f'<script defer src="{(MATHJAX / "tex-chtml.js").as_uri()}"></script>'
+    problems = check_page(browser[0], page(tmp_path, GOOD, typeset=False, head=loader), axe=False)["problems"]
+    assert any("typesets formulas in the browser on load (loads file://" in p for p in problems), problems
 
 
 def test_broken_formula_is_caught(tmp_path, browser):
@@ -126,14 +157,14 @@ def test_low_contrast_from_the_page_css_is_caught(tmp_path, browser):
     """Links at 4.29:1 on a tinted box (the theme's blue on an exercise box before the fix)."""
     style = "<style>.box { background: #ecf3ff; } .box a { color: #176de8; }</style>"
     body = GOOD + '<div class="box"><p>See <a href="#x">Definition 1.1</a>.</p></div>'
-    problems = check_page(browser[0], page(tmp_path, body, head=BOOK_MATHJAX_CONFIG + style))["problems"]
+    problems = check_page(browser[0], page(tmp_path, body, head=style))["problems"]
     assert any("axe color-contrast (light mode, 1 elements" in p for p in problems), problems
 
 
 def test_low_contrast_in_dark_mode_only_is_caught(tmp_path, browser):
     style = '<style>html[data-theme="dark"] body { background: #121212; } html[data-theme="dark"] .note { color: #4a4a4a; }</style>'
     body = GOOD + '<p class="note">A note that is dark grey on black in dark mode.</p>'
-    problems = check_page(browser[0], page(tmp_path, body, head=BOOK_MATHJAX_CONFIG + style))["problems"]
+    problems = check_page(browser[0], page(tmp_path, body, head=style))["problems"]
     contrast = [p for p in problems if "color-contrast" in p]
     assert len(contrast) == 1 and "dark mode" in contrast[0], problems
 
@@ -149,23 +180,45 @@ def test_excused_rules_are_excused_only_inside_their_markup(tmp_path, browser):
 
 
 def test_formulas_in_the_tab_order_are_caught(tmp_path, browser):
-    """MathJax's default makes every formula a tab stop; the book's setting does not."""
-    problems = check_page(browser[0], page(tmp_path, GOOD, head=""), axe=False)["problems"]
+    """MathJax's menu code in a browser made every formula a tab stop; the book's formulas are not."""
+    def tab_stops(text):  # (and no book script, which would take a display formula that fits out again)
+        text = re.sub(r'<script defer src="[^"]*math-scroll.js"></script>', "", text)
+        return text.replace('<mjx-container class="MathJax"', '<mjx-container tabindex="0" class="MathJax"')
+
+    problems = check_page(browser[0], page(tmp_path, GOOD, edit=tab_stops), axe=False)["problems"]
     assert any("2 of 2 formulas are in the tab order" in p for p in problems), problems
 
 
 def test_formulas_without_assistive_mathml_are_caught(tmp_path, browser):
-    head = "<script>window.MathJax = {options: {menuOptions: {settings: {inTabOrder: false, assistiveMml: false}}}};</script>"
-    problems = check_page(browser[0], page(tmp_path, GOOD, head=head), axe=False)["problems"]
+    def no_mathml(text):
+        return re.sub(r"<mjx-assistive-mml.*?</mjx-assistive-mml>", "", text, flags=re.S)
+
+    problems = check_page(browser[0], page(tmp_path, GOOD, edit=no_mathml), axe=False)["problems"]
     assert any("2 of 2 formulas have no assistive MathML" in p for p in problems), problems
 
 
-def test_scrolling_formula_must_be_reachable_by_keyboard(tmp_path, browser):
-    """A display formula wider than its box scrolls; with formulas out of the tab order it needs its own tab stop."""
-    style = "<style>mjx-container { overflow: auto; } .narrow { width: 200px; }</style>"
-    wide = r'<div class="narrow"><div class="math">\[ ' + " + ".join(f"x_{{{i}}}" for i in range(40)) + r" \]</div></div>"
-    problems = check_page(browser[0], page(tmp_path, GOOD + wide, head=BOOK_MATHJAX_CONFIG + style))["problems"]
+def test_scrolling_formula_is_a_tab_stop_of_its_own(tmp_path, browser):
+    """A display formula wider than the phone's column scrolls in its box, the number beside it; the book's
+    script makes it (and only it) a tab stop; without the script axe finds a scroll box out of reach."""
+    report = check_page(browser[0], page(tmp_path, GOOD + WIDE))
+    assert report["problems"] == [], report["problems"]
+
+    def no_script(text):
+        return re.sub(r'<script defer src="[^"]*math-scroll.js"></script>', "", text)
+
+    narrow = "<style>main { width: 300px; }</style>"
+    problems = check_page(browser[0], page(tmp_path, GOOD + WIDE, head=narrow, edit=no_script))["problems"]
     assert any("axe scrollable-region-focusable" in p for p in problems), problems
+
+
+def test_equation_number_over_its_formula_is_caught(tmp_path, browser):
+    """The number floated over a formula that does not fit (no scroll box of its own): caught at the phone width only."""
+    over = ("<style>div.math { display: block !important; position: relative; overflow: visible !important; }"
+            " div.math mjx-container { overflow: visible !important; }"
+            " div.math .eqno { position: absolute; right: 0; top: 40%; }</style>")
+    problems = check_page(browser[0], page(tmp_path, GOOD + WIDE, head=over), axe=False)["problems"]
+    overlaps = [p for p in problems if "equation numbers drawn over their formula" in p]
+    assert len(overlaps) == 1 and "at 390 px: (2)" in overlaps[0], problems
 
 
 def test_search_snippets_are_served_without_fetching_a_file(tmp_path, browser):
@@ -185,7 +238,7 @@ def test_search_snippets_are_served_without_fetching_a_file(tmp_path, browser):
     tab = browser[0].new_page()
     console = []
     tab.on("console", lambda msg: console.append(msg.text) if msg.type == "error" else None)
-    tab.goto(page(tmp_path, body, mathjax=False).as_uri(), wait_until="load")
+    tab.goto(page(tmp_path, body, typeset=False).as_uri(), wait_until="load")
     tab.wait_for_function("() => document.getElementById('out').textContent")
     assert tab.evaluate("() => document.getElementById('out').textContent") == "SharpnessThe sharpness risk shrinks."
     tab.close()

@@ -174,8 +174,10 @@ _MEASURE_JS = r"""
     const h = s && s.querySelector('h1, h2');
     return h ? h.textContent.replace(/#$/, '').replace(/\s+/g, ' ').trim() : '(front matter)';
   };
-  const texOf = (el) => {
-    const items = MathJax.startup.document.getMathItemsWithin(el);
+  const texOf = (el) => {  // a formula typeset at build time (prerender_math.py) keeps its TeX in data-tex
+    const math = el.closest('.math');
+    if (math && math.dataset.tex) return math.dataset.tex.replace(/\s+/g, ' ').trim();
+    const items = window.MathJax && MathJax.startup ? MathJax.startup.document.getMathItemsWithin(el) : [];
     return items.length ? items[0].math.replace(/\s+/g, ' ').trim() : '';
   };
   const rows = [];
@@ -306,6 +308,7 @@ def open_for_print(context, url: str):
     page.emulate_media(media="print")
     page.goto(url, wait_until="load", timeout=600_000)
     wait_for_mathjax(page)
+    page.evaluate("() => document.fonts.ready.then(() => true)")  # the fonts of formulas typeset at build time
     return page
 
 
