@@ -36,6 +36,8 @@ __all__ = [
     "as_edges",
     "as_masses",
     "as_rng",
+    "input_eps",
+    "simplex_tolerance",
     "ConvergenceError",
 ]
 
@@ -194,6 +196,8 @@ def as_labels(y, name: str, *, n_classes: int = 2) -> np.ndarray:
 
 def check_same_length(**arrays: np.ndarray) -> int:
     """Raise unless every array has the same length; return that length."""
+    if not arrays:
+        raise ValueError("check_same_length needs at least one named array")
     lengths = {name: len(a) for name, a in arrays.items()}
     if len(set(lengths.values())) > 1:
         detail = ", ".join(f"{k} has {v}" for k, v in lengths.items())
@@ -311,14 +315,35 @@ def as_edges(edges, name: str = "edges") -> np.ndarray:
     return arr
 
 
+def input_eps(x) -> float:
+    """Machine epsilon of the input's floating-point type (float64's for lists, integers and exact types)."""
+    dtype = getattr(x, "dtype", None)
+    if dtype is not None and np.issubdtype(dtype, np.floating):
+        return float(max(np.finfo(dtype).eps, np.finfo(np.float64).eps))
+    return float(np.finfo(np.float64).eps)
+
+
+def simplex_tolerance(x, n_terms: int, atol: float = SIMPLEX_ATOL) -> float:
+    """The companion's one rule for probability rows and vectors given in a low-precision float type.
+
+    Any real dtype is accepted (float16, float32, float64, integers) and
+    converted to float64 for the computation; ``n_terms`` entries must sum to 1
+    within ``max(atol, n_terms * eps)``, ``eps`` the machine epsilon of the
+    input's type (:func:`input_eps`): float32 rows that sum to 1 in float32
+    are off by up to about ``k * 6e-8`` in float64.  Nothing is renormalised.
+    """
+    return max(float(atol), int(n_terms) * input_eps(x))
+
+
 def as_masses(m, name: str, *, atol: float = 1e-10) -> np.ndarray:
-    """Return a probability vector: non-negative entries summing to 1 within ``atol``."""
+    """Return a probability vector: non-negative entries summing to 1 within ``atol`` (:func:`simplex_tolerance`)."""
     arr = as_real_array(m, name)
     if np.any(arr < 0):
         raise ValueError(f"{name} must be non-negative")
     total = arr.sum()
-    if abs(total - 1.0) > atol:
-        raise ValueError(f"{name} must sum to 1 (within {atol:g}), got {total!r}")
+    tol = simplex_tolerance(m, arr.size, atol)
+    if abs(total - 1.0) > tol:
+        raise ValueError(f"{name} must sum to 1 (within {tol:g}), got {total!r}")
     return arr
 
 
@@ -351,6 +376,9 @@ def as_sequence(values, name: str, *, scalar: bool = False) -> np.ndarray:
         raise ValueError(f"{name} must hold at least one value")
     if raw.dtype.kind not in _REAL_KINDS + "O":
         raise ValueError(f"{name} must hold real numbers, got dtype {raw.dtype}")
+    if any(isinstance(v, (bool, np.bool_)) for v in raw.ravel().tolist() if raw.dtype.kind == "O") or (
+            isinstance(values, (list, tuple)) and any(isinstance(v, (bool, np.bool_)) for v in values)):
+        raise ValueError(f"{name} must hold numbers, not booleans (True would be read as 1), got {values!r}")
     return raw
 
 

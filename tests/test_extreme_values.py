@@ -147,3 +147,67 @@ def test_documented_maximum_runs_and_beyond_is_refused(name):
     result, exc, _ = run_with_timeout(at_max, 120)  # seconds on an idle machine; generous for a loaded CI runner
     assert exc is None, f"{name} at its documented maximum: {type(exc).__name__} {exc}"
     assert not isinstance(exc, Hang)
+
+
+# --- item 18: one float32 rule for probability rows, in every package ---
+
+
+def _float32_rows():
+    """Rows that sum to 1 in float32 but are off by more than 1e-9 in float64 (the old rule refused them)."""
+    rng = np.random.default_rng(3)
+    rows = rng.dirichlet([1.0, 1.0, 1.0], size=60).astype(np.float32)
+    rows[:, 2] = np.float32(1) - rows[:, 0] - rows[:, 1]
+    off = np.abs(rows.astype(np.float64).sum(axis=1) - 1.0)
+    assert off.max() > 1e-9 and off.max() < 3 * np.finfo(np.float32).eps
+    return rows, np.arange(60) % 3
+
+
+def test_the_float32_rule_is_one_function():
+    from companion._checks import SIMPLEX_ATOL, simplex_tolerance
+
+    assert simplex_tolerance(np.zeros(3), 3) == SIMPLEX_ATOL
+    assert simplex_tolerance(np.zeros(3, np.float32), 3) == 3 * float(np.finfo(np.float32).eps)
+    assert simplex_tolerance([0.5, 0.5], 2) == SIMPLEX_ATOL  # lists are float64
+    with pytest.raises(ValueError, match="rows summing to 1"):  # and a float64 row off by 1e-7 is still refused
+        from companion.label_shift_weights import as_simplex_rows
+
+        as_simplex_rows(np.array([[0.5, 0.5 + 1e-7]]), "probs")
+
+
+def test_float32_rows_are_accepted_and_computed_in_float64_in_every_package():
+    from companion.binning_label_shift import CanonicalBinning, CoordinatePartition
+    from companion.conformal_label_shift import conformal_scores
+    from companion.label_shift_weights import bbse
+    from companion.multiclass_lp import as_probability_rows
+    from companion.target_prior.qmm import roc_qmm_trace
+
+    rows, y = _float32_rows()
+    as64 = rows.astype(np.float64)
+    assert as_probability_rows(rows).dtype == np.float64
+    assert np.allclose(bbse(rows, y, rows).weights, bbse(as64 / as64.sum(1, keepdims=True), y, as64 / as64.sum(1, keepdims=True)).weights, atol=1e-6)
+    fitted = CanonicalBinning(CoordinatePartition(np.array([0.0, 0.5, 1.0]), 1)).fit(rows, y)
+    assert fitted.predict(rows).dtype == np.float64
+    assert np.all(np.isfinite(conformal_scores(rows, "lac")))
+    masses = np.array([0.125, 0.25, 0.25, 0.25, 0.125], dtype=np.float32) + np.array([3e-8, 0, 0, 0, 0], dtype=np.float32)
+    assert np.all(np.isfinite(roc_qmm_trace(masses, 0.3, 0.8, 3)))
+
+
+def test_canonical_binning_refuses_rows_of_another_class_count():
+    from companion.binning_label_shift import CanonicalBinning, CoordinatePartition
+
+    rows2 = np.array([[0.3, 0.7], [0.6, 0.4], [0.2, 0.8], [0.9, 0.1]])
+    fitted = CanonicalBinning(CoordinatePartition(np.array([0.0, 0.5, 1.0]), 1)).fit(rows2, [0, 1, 1, 0])
+    with pytest.raises(ValueError, match=r"probs must have one column per fitted class \(2\)"):
+        fitted.predict(np.array([[0.2, 0.3, 0.5]]))
+    with pytest.raises(ValueError, match="probs"):
+        fitted.predict(np.array([[0.2, 0.9]]))
+
+
+def test_sizes_and_lengths_checks():
+    from companion._checks import as_sizes, check_same_length
+
+    with pytest.raises(ValueError, match="n_values must hold numbers, not booleans"):
+        as_sizes([True, 5], "n_values")
+    with pytest.raises(ValueError, match="at least one named array"):
+        check_same_length()
+    assert as_sizes(np.array([1000, 3000], dtype=object), "n") == [1000, 3000]

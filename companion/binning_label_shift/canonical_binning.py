@@ -182,7 +182,7 @@ class CanonicalBinning:
         codes, classes = encode_labels(y, "y", p.shape[1], classes)
         if p.shape[0] != codes.shape[0]:
             raise ValueError(f"probs and y must have the same length, got {p.shape[0]} and {codes.shape[0]}")
-        bins = self.partition.assign(p)
+        bins = self.partition.assign(probs)  # the input itself: its dtype sets the row-sum tolerance
         counts = bin_class_counts(bins, codes, self.partition.n_bins, p.shape[1])
         totals = counts.sum(axis=1)
         if np.any(totals == 0):
@@ -200,8 +200,12 @@ class CanonicalBinning:
             raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit first")
 
     def predict(self, probs) -> np.ndarray:
-        """Recalibrated probability vectors: the frequencies of the bin of each row."""
+        """Recalibrated probability vectors: the frequencies of the bin of each row (rows of the fitted classes)."""
         self._check_fitted()
+        p = as_simplex_rows(probs, "probs")
+        k = self.frequencies_.shape[1]
+        if p.shape[1] != k:
+            raise ValueError(f"probs must have one column per fitted class ({k}), got shape {p.shape}")
         return self.frequencies_[self.partition.assign(probs)]
 
 

@@ -45,7 +45,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from .._checks import SIMPLEX_ATOL, as_rng
+from .._checks import as_rng, simplex_tolerance
 
 
 __all__ = ["SCORE_KINDS", "mass_above", "conformal_scores", "true_label_scores", "exact_level", "conformal_rank"]
@@ -86,8 +86,9 @@ def _as_probs(probs, name: str = "probs") -> np.ndarray:
     if np.any((p < 0.0) | (p > 1.0)):
         raise ValueError(f"{name} must hold probabilities in [0, 1]")
     off = np.abs(p.sum(axis=-1) - 1.0)
-    if np.any(off > SIMPLEX_ATOL):
-        raise ValueError(f"{name} must have rows summing to 1 (within {SIMPLEX_ATOL:g}); worst row is off by {off.max():.3g}")
+    tol = simplex_tolerance(probs, p.shape[-1])  # float32 rows: within k times float32's epsilon
+    if np.any(off > tol):
+        raise ValueError(f"{name} must have rows summing to 1 (within {tol:g}); worst row is off by {off.max():.3g}")
     return p
 
 

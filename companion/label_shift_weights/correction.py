@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._checks import SIMPLEX_ATOL, as_real_array, as_weights, check_int, check_real
+from .._checks import SIMPLEX_ATOL, as_real_array, as_weights, check_int, check_real, simplex_tolerance
 
 
 __all__ = [ "as_simplex_rows", "encode_labels", "posterior_correction"]
@@ -25,7 +25,8 @@ def as_simplex_rows(probs, name: str, *, atol: float = SIMPLEX_ATOL) -> np.ndarr
     """Return ``probs`` as an ``(n, k)`` float array whose rows lie in the probability simplex.
 
     Every entry must be finite and in [0, 1], every row must sum to 1 within
-    ``atol`` (a finite number >= 0), and there must be at least two columns
+    ``atol`` (a finite number >= 0; for float32 input, within k times its
+    epsilon: :func:`companion._checks.simplex_tolerance`), and there must be at least two columns
     (classes).  ``name`` is the caller's argument name, used in the messages.
     """
     atol = check_real(atol, "atol", minimum=0.0)
@@ -36,7 +37,7 @@ def as_simplex_rows(probs, name: str, *, atol: float = SIMPLEX_ATOL) -> np.ndarr
         raise ValueError(f"{name} must hold probabilities in [0, 1] (rows of the simplex)")
     off = np.abs(arr @ np.ones(arr.shape[1]) - 1.0)  # row sums by one matrix-vector product
     row = int(np.argmax(off))
-    if off[row] > atol:
+    if off[row] > simplex_tolerance(probs, arr.shape[1], atol):
         raise ValueError(f"{name} must have rows summing to 1 (rows of the simplex); row {row} is off by {off[row]:.3g}")
     return arr
 

@@ -33,7 +33,6 @@ from scipy.optimize import brentq, minimize
 
 from .._checks import (
     ConvergenceError,
-    SIMPLEX_ATOL,
     as_real_array,
     check_bool,
     check_int,
@@ -41,6 +40,7 @@ from .._checks import (
     check_positive,
     check_real,
     check_tolerance,
+    simplex_tolerance,
 )
 from .correction import _check_rows, _check_same_classes, _class_frequencies, as_simplex_rows, encode_labels
 from .scaling import ScalingCalibrator, _SCALINGS, fit_scaling
@@ -280,13 +280,13 @@ def _em(eta: np.ndarray, source_prior: np.ndarray, *, counts: np.ndarray | None 
 
 
 def _as_prior(prior, name: str, k: int, *, positive: bool) -> np.ndarray:
-    """A class prior on ``k`` classes: a point of the simplex (sum 1 within :data:`SIMPLEX_ATOL`), positive if asked."""
+    """A class prior on ``k`` classes: a point of the simplex (sum 1 within :func:`~companion._checks.simplex_tolerance`), positive if asked."""
     v = as_real_array(prior, name)
     if v.size != k:
         raise ValueError(f"{name} must hold one probability per class ({k}), got {v.size}")
     if np.any(v <= 0.0) if positive else np.any(v < 0.0):
         raise ValueError(f"{name} must be {'positive' if positive else 'non-negative'} for every class")
-    if abs(float(v.sum()) - 1.0) > SIMPLEX_ATOL:
+    if abs(float(v.sum()) - 1.0) > simplex_tolerance(prior, k):
         raise ValueError(f"{name} must sum to 1 (a point of the simplex), got sum {float(v.sum())!r}")
     return v
 

@@ -39,6 +39,8 @@ from .._checks import (
     check_open_unit,
     check_real,
     check_same_length,
+    input_eps,
+    simplex_tolerance,
 )
 
 __all__ = [
@@ -130,24 +132,16 @@ def _p_values(p, name: str = "p") -> tuple[np.ndarray, bool]:
     return _p_array(p, name), False
 
 
-def _input_eps(probs) -> float:
-    """Machine epsilon of the input's floating-point type (float64 for lists, integers and exact types)."""
-    dtype = getattr(probs, "dtype", None)
-    if dtype is not None and np.issubdtype(dtype, np.floating):
-        return float(max(np.finfo(dtype).eps, np.finfo(np.float64).eps))
-    return float(np.finfo(np.float64).eps)
-
-
 def _probability_rows(probs, name: str = "probs", atol: float = ROW_SUM_TOLERANCE) -> tuple[np.ndarray, float]:
     """:func:`as_probability_rows` and the machine epsilon of the input's type (for the cell allowance of :func:`_counts`)."""
     atol = check_real(atol, "atol", minimum=0.0)
-    eps = _input_eps(probs)
+    eps = input_eps(probs)
     arr = as_real_array(probs, name, ndim=2)
     if arr.shape[1] < 2:
         raise ValueError(f"{name} must have at least 2 columns (classes), got shape {arr.shape}")
     if np.any(arr < 0.0):
         raise ValueError(f"{name} must be non-negative (rows on the probability simplex)")
-    tol = max(atol, arr.shape[1] * eps)
+    tol = simplex_tolerance(probs, arr.shape[1], atol)  # the companion's float32 rule
     sums = arr.sum(axis=1)
     bad = np.abs(sums - 1.0) > tol
     if np.any(bad):
