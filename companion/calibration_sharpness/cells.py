@@ -36,7 +36,7 @@ import numpy as np
 __all__: list[str] = []
 
 #: Most cells of a table (the counts and the bin table then stay in the processor's cache).
-_MAX_CELLS = 1 << 18
+_MAX_CELLS = 1 << 17
 #: A set of candidate points this small is sorted rather than cut again.
 _SORT_AT_MOST = 1 << 15
 #: The key of 1.0, the largest score.
