@@ -12,6 +12,8 @@ reported.  On each page:
   formulas kept out of the tab order unless they scroll, each carrying its
   assistive MathML;
 * no equation number drawn over its formula, at a desktop and a phone width;
+* one search box; the colour mode (``data-theme``) following the system's
+  ``prefers-color-scheme``; no TeX command (``\\texttt``...) left in the text;
 * every image loaded with a non-zero size and an alt text that describes
   it (not empty, not a file name or a path, not a bare "Figure 3");
 * no failed request, no console error;
@@ -48,7 +50,8 @@ _PAGE_REPORT = """() => {
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     if (!visible(node.parentElement)) continue;
     const text = node.textContent;
-    if (/\\\\\\(|\\\\\\)|\\\\\\[|\\\\\\]|\\$\\$|\\\\begin\\{/.test(text)) raw.push(text.trim().slice(0, 80));
+    if (/\\\\\\(|\\\\\\)|\\\\\\[|\\\\\\]|\\$\\$|\\\\begin\\{|\\\\(texttt|emph|textit|textbf|mathrm|mathbb|mathcal|frac|url|cite)\\b/.test(text))
+      raw.push(text.trim().slice(0, 80));
   }
   const images = [...document.images].filter((img) => !img.complete || img.naturalWidth === 0)
       .map((img) => img.getAttribute('src'));
@@ -70,7 +73,10 @@ _PAGE_REPORT = """() => {
     else if (/^(figure|fig\\.?|image|img|plot|graph|chart|picture)\\s*[\\d.]*$/i.test(alt)) why = 'alt text only names the figure';
     if (why) badAlt.push(`${src} (${why}: ${JSON.stringify(alt.slice(0, 60))})`);
   }
-  return {math: math.length, untypeset, errors, raw, images, badAlt, tabStops, noMathML,
+  // search fields a reader sees (the theme's search dialog is hidden until opened)
+  const searches = [...document.querySelectorAll('.search-button-field, form.bd-search')].filter(
+      (el) => el.getClientRects().length && getComputedStyle(el).visibility !== 'hidden' && !el.closest('dialog:not([open])')).length;
+  return {math: math.length, untypeset, errors, raw, images, badAlt, tabStops, noMathML, searches,
           formulas: formulas.length,
           proofs: document.querySelectorAll('div.proof, div.admonition.theorem, div.theorem').length,
           exercises: document.querySelectorAll('div.exercise, div.solution').length};
@@ -204,6 +210,11 @@ def check_page(
         screenshot.parent.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(screenshot), full_page=False)
     violations = axe_violations(page, excused=excused) if axe else []
+    schemes = {}
+    for scheme in ("dark", "light"):  # the reader's system setting, changed while the page is open
+        page.emulate_media(color_scheme=scheme)
+        schemes[scheme] = page.evaluate(  # once the page has handled the change (an event, then a frame)
+            "() => new Promise((done) => setTimeout(() => requestAnimationFrame(() => done(document.documentElement.dataset.theme)), 50))")
     widths, overlaps = {}, {}
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 900})
@@ -230,6 +241,10 @@ def check_page(
             problems.append(
                 f"{name}: {w['scroll']} px wide in a {width} px window (scrolls sideways); sticking out: {'; '.join(w['wide'])}"
             )
+    if report["searches"] > 1:
+        problems.append(f"{name}: {report['searches']} search boxes shown at {WIDTHS[0]} px (one is enough)")
+    if schemes != {"dark": "dark", "light": "light"}:
+        problems.append(f"{name}: the colour mode does not follow the system setting (prefers-color-scheme -> data-theme: {schemes})")
     for width, over in overlaps.items():
         if over:
             problems.append(f"{name}: {len(over)} equation numbers drawn over their formula at {width} px: {', '.join(over[:8])}")

@@ -26,12 +26,16 @@ PNG_1x1 = bytes.fromhex(
     "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
     "1f15c4890000000d49444154789c6360f8cfc0f01f0005fe02fe0d1b0b6b0000000049454e44ae426082"
 )
+#: The theme's colour mode in its "auto" setting (pydata-sphinx-theme): it follows the system's.
+THEME_MODE = ("<script>(() => { const dark = matchMedia('(prefers-color-scheme: dark)');"
+              " const set = () => { document.documentElement.dataset.theme = dark.matches ? 'dark' : 'light'; };"
+              " set(); dark.addEventListener('change', set); })();</script>")
 #: The theme's rule for display math (pydata-sphinx-theme, _math.scss): the number beside the formula.
 THEME_MATH = ("<style>div.math { display: flex; flex-direction: row-reverse; align-items: center; gap: .5em;"
               " overflow: hidden; } div.math mjx-container { flex-grow: 1; overflow: auto; }</style>")
 
 
-def page(tmp_path, body: str, *, typeset: bool = True, head: str = "", outside: str = "", edit=None) -> Path:
+def page(tmp_path, body: str, *, typeset: bool = True, head: str = THEME_MODE, outside: str = "", edit=None) -> Path:
     """A fixture page: ``body`` inside a ``<main>`` landmark under a heading (``outside`` after it).
 
     Its formulas are typeset as the build typesets them (``typeset``), then ``edit`` (a function of
@@ -87,7 +91,7 @@ def test_page_not_typeset_at_build_time_is_caught(tmp_path, browser):
 def test_page_that_typesets_in_the_browser_is_caught(tmp_path, browser):
     """The book's formulas are typeset at build time: a page loading MathJax's typesetter fails, even if it typesets."""
     loader = f'<script defer src="{(MATHJAX / "tex-chtml.js").as_uri()}"></script>'
-    problems = check_page(browser[0], page(tmp_path, GOOD, typeset=False, head=loader), axe=False)["problems"]
+    problems = check_page(browser[0], page(tmp_path, GOOD, typeset=False, head=THEME_MODE + loader), axe=False)["problems"]
     assert any("typesets formulas in the browser on load (loads file://" in p for p in problems), problems
 
 
@@ -157,14 +161,14 @@ def test_low_contrast_from_the_page_css_is_caught(tmp_path, browser):
     """Links at 4.29:1 on a tinted box (the theme's blue on an exercise box before the fix)."""
     style = "<style>.box { background: #ecf3ff; } .box a { color: #176de8; }</style>"
     body = GOOD + '<div class="box"><p>See <a href="#x">Definition 1.1</a>.</p></div>'
-    problems = check_page(browser[0], page(tmp_path, body, head=style))["problems"]
+    problems = check_page(browser[0], page(tmp_path, body, head=THEME_MODE + style))["problems"]
     assert any("axe color-contrast (light mode, 1 elements" in p for p in problems), problems
 
 
 def test_low_contrast_in_dark_mode_only_is_caught(tmp_path, browser):
     style = '<style>html[data-theme="dark"] body { background: #121212; } html[data-theme="dark"] .note { color: #4a4a4a; }</style>'
     body = GOOD + '<p class="note">A note that is dark grey on black in dark mode.</p>'
-    problems = check_page(browser[0], page(tmp_path, body, head=style))["problems"]
+    problems = check_page(browser[0], page(tmp_path, body, head=THEME_MODE + style))["problems"]
     contrast = [p for p in problems if "color-contrast" in p]
     assert len(contrast) == 1 and "dark mode" in contrast[0], problems
 
@@ -207,7 +211,7 @@ def test_scrolling_formula_is_a_tab_stop_of_its_own(tmp_path, browser):
         return re.sub(r'<script defer src="[^"]*math-scroll.js"></script>', "", text)
 
     narrow = "<style>main { width: 300px; }</style>"
-    problems = check_page(browser[0], page(tmp_path, GOOD + WIDE, head=narrow, edit=no_script))["problems"]
+    problems = check_page(browser[0], page(tmp_path, GOOD + WIDE, head=THEME_MODE + narrow, edit=no_script))["problems"]
     assert any("axe scrollable-region-focusable" in p for p in problems), problems
 
 
@@ -216,7 +220,7 @@ def test_equation_number_over_its_formula_is_caught(tmp_path, browser):
     over = ("<style>div.math { display: block !important; position: relative; overflow: visible !important; }"
             " div.math mjx-container { overflow: visible !important; }"
             " div.math .eqno { position: absolute; right: 0; top: 40%; }</style>")
-    problems = check_page(browser[0], page(tmp_path, GOOD + WIDE, head=over), axe=False)["problems"]
+    problems = check_page(browser[0], page(tmp_path, GOOD + WIDE, head=THEME_MODE + over), axe=False)["problems"]
     overlaps = [p for p in problems if "equation numbers drawn over their formula" in p]
     assert len(overlaps) == 1 and "at 390 px: (2)" in overlaps[0], problems
 
@@ -243,3 +247,26 @@ def test_search_snippets_are_served_without_fetching_a_file(tmp_path, browser):
     assert tab.evaluate("() => document.getElementById('out').textContent") == "SharpnessThe sharpness risk shrinks."
     tab.close()
     assert console == []
+
+
+def test_mode_that_ignores_the_system_setting_is_caught(tmp_path, browser):
+    """A page fixed in light mode (the book's old ``default_mode: light``) stays white on a phone set to dark."""
+    problems = check_page(browser[0], page(tmp_path, GOOD, head='<script>document.documentElement.dataset.theme = "light";</script>'),
+                          axe=False)["problems"]
+    assert any("does not follow the system setting" in p and "'dark': 'light'" in p for p in problems), problems
+
+
+def test_two_search_boxes_are_caught(tmp_path, browser):
+    field = '<button class="search-button-field" aria-label="Search">Search</button>'
+    problems = check_page(browser[0], page(tmp_path, GOOD, outside=f"<header>{field}</header><nav>{field}</nav>"),
+                          axe=False)["problems"]
+    assert any("2 search boxes shown" in p for p in problems), problems
+    one = page(tmp_path, GOOD, outside=f"<header>{field}</header><nav><div hidden>{field}</div></nav>")
+    assert check_page(browser[0], one, axe=False)["problems"] == []
+
+
+def test_tex_command_in_the_text_is_caught(tmp_path, browser):
+    """The bibliography once printed a note's TeX as it was: "bundled with scikit-learn as \\texttt load_digits"."""
+    body = GOOD + '<div role="list"><p role="listitem">Bundled with scikit-learn as \\texttt load_digits.</p></div>'
+    problems = check_page(browser[0], page(tmp_path, body), axe=False)["problems"]
+    assert any("raw TeX in the page text" in p and "texttt load_digits" in p for p in problems), problems
