@@ -8,7 +8,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NOTEBOOKS := $(shell find book -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' | sort)
 
-.PHONY: book book-student test pytest nbval strict-book html-check pdf pdf-check notebooks benchmark clean
+.PHONY: book book-student assignments test pytest nbval strict-book html-check pdf pdf-check notebooks benchmark clean
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -30,6 +30,13 @@ book-student: $(STAMP)
 	$(BIN)/python book/_ext/student_config.py _build/student/_config.yml
 	$(BIN)/jupyter-book build . --path-output _build/student --config _build/student/_config.yml --warningiserror --keep-going --quiet
 	@echo "Student edition built: $(CURDIR)/_build/student/_build/html/index.html"
+
+# The nbgrader course tree, one assignment per chapter, generated from the chapters' exercises and
+# course/spec.yml (course/make_assignments.py): course/source/<chapter>/<chapter>.ipynb.
+# Then, in course/: nbgrader generate_assignment <chapter>, nbgrader autograde <chapter>.
+assignments: $(STAMP)
+	rm -rf course/source
+	$(BIN)/python course/make_assignments.py course/source
 
 test: pytest strict-book book-student html-check nbval
 
