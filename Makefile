@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
 NOTEBOOKS := $(shell find book -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' | sort)
 
-.PHONY: book book-student test pytest nbval strict-book html-check pdf pdf-student pdf-check notebooks benchmark clean
+.PHONY: book book-student assignments test pytest nbval strict-book html-check pdf pdf-student pdf-check notebooks benchmark clean
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -39,6 +39,13 @@ book-student: $(STAMP) $(NODE_STAMP)
 	$(BIN)/python book/_ext/student_source.py $(STUDENT_SRC)
 	$(BIN)/jupyter-book build $(STUDENT_SRC) --path-output _build/student --warningiserror --keep-going --quiet
 	@echo "Student edition built: $(CURDIR)/_build/student/_build/html/index.html"
+
+# The nbgrader course tree, one assignment per chapter, generated from the chapters' exercises and
+# course/spec.yml (course/make_assignments.py): course/source/<chapter>/<chapter>.ipynb.
+# Then, in course/: nbgrader generate_assignment <chapter>, nbgrader autograde <chapter>.
+assignments: $(STAMP)
+	rm -rf course/source
+	$(BIN)/python course/make_assignments.py course/source
 
 test: pytest strict-book book-student html-check nbval
 

@@ -1,0 +1,189 @@
+"""Generate the nbgrader course tree from the chapters' exercises (``make assignments``).
+
+For every chapter ``book/chNN_<slug>.ipynb`` this writes ``course/source/chNN_<slug>/chNN_<slug>.ipynb``:
+a read-only header, the chapter's set-up cell (read-only), and for each exercise its statement
+(read-only), a manually graded answer cell holding the written solution as the grader's rubric, and
+for its code either an autograded answer cell (the solution between nbgrader's solution markers)
+followed by a test cell whose hidden tests check the answer against an independent computation
+(``course/spec.yml``), or, for an exploration listed there, a manually graded code cell.
+
+The specification is validated against the notebooks, so nothing can drift: an unknown label, an
+exercise with code that is neither autograded nor an exploration, an answer name the solution
+does not define, a name defined twice, or a solution needing a name that neither the set-up nor
+the part's ``given`` code defines stops the generation with a ValueError.
+
+Usage: python course/make_assignments.py [OUTPUT_DIR]   (default course/source)
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import json
+import re
+import sys
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+from exercises import Exercise, chapter_notebooks, read_exercises  # noqa: E402
+
+SPEC = ROOT / "course" / "spec.yml"
+#: points of a written (manually graded) part by the exercise's level
+WRITTEN_POINTS = {"Basic": 2, "Intermediate": 3, "Advanced": 4}
+EXPLORATION_POINTS = 2
+_ROLE = re.compile(r"\{(?:ref|numref|prf:ref|eq|doc|cite:t|cite:p|cite)\}`(?:[^`<]*<)?([^`>]+)>?`")
+
+
+def load_spec(path: Path = SPEC) -> dict:
+    """The answer specification: ``autograded`` parts and ``exploration`` parts keyed by label."""
+    spec = yaml.safe_load(path.read_text(encoding="utf-8"))
+    for key in ("autograded", "exploration"):
+        if not isinstance(spec.get(key), dict):
+            raise ValueError(f"{path}: {key!r} must map exercise labels to their parts")
+    return spec
+
+
+def _names(code: str) -> tuple[set[str], set[str]]:
+    """(names a code cell binds, names it reads) at any depth."""
+    tree = ast.parse(code)
+    bound, read = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (bound if isinstance(node.ctx, (ast.Store, ast.Del)) else read).add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+    return bound, read
+
+
+def plain(text: str) -> str:
+    """MyST text as Jupyter shows it: a cross-reference role becomes the label it points to."""
+    return _ROLE.sub(lambda m: f"*{m.group(1)}*", text)
+
+
+def plain_statement(exercise: Exercise, number: int) -> str:
+    """The statement cell: title, level, the label in the book and the statement."""
+    text = plain(exercise.statement)
+    return f"## Exercise {number}: {exercise.title}\n\n*{exercise.level}* (`{exercise.label}` in the book)\n\n{text}"
+
+
+def _cell(kind: str, source: str, grade_id: str, *, solution=False, grade=False, locked=False, points=None):
+    meta = {"grade": grade, "grade_id": grade_id, "locked": locked, "schema_version": 3, "solution": solution,
+            "task": False}
+    if points is not None:
+        meta["points"] = points
+    cell = {"cell_type": kind, "id": grade_id, "metadata": {"nbgrader": meta}, "source": source}
+    if kind == "code":
+        cell.update(execution_count=None, outputs=[])
+    return cell
+
+
+def validate(chapters: dict[str, list[Exercise]], setups: dict[str, str], spec: dict) -> None:
+    """Every label known, every exercise with code covered, every answer defined once, no missing name."""
+    known = {ex.label: ex for exs in chapters.values() for ex in exs}
+    for key in ("autograded", "exploration"):
+        for label in spec[key]:
+            if label not in known:
+                raise ValueError(f"course/spec.yml: {key} names {label!r}, which no chapter defines")
+    for label, ex in known.items():
+        if ex.code and label not in spec["autograded"] and label not in spec["exploration"]:
+            raise ValueError(f"course/spec.yml: exercise {label!r} has solution code but is neither "
+                             "autograded nor an exploration")
+        if label in spec["autograded"] and not ex.code:
+            raise ValueError(f"course/spec.yml: {label!r} is autograded but its solution has no code")
+    seen = {}
+    for chapter, exs in chapters.items():
+        setup_bound, _ = _names(setups[chapter])
+        for ex in exs:
+            part = spec["autograded"].get(ex.label)
+            if part is None:
+                continue
+            for field in ("answer", "describe", "points", "tolerance", "check"):
+                if field not in part:
+                    raise ValueError(f"course/spec.yml: {ex.label}: missing {field!r}")
+            code = "\n".join(ex.code + [part.get("bind", "")])
+            bound, read = _names(code)
+            given_bound, _ = _names(part.get("given", ""))
+            missing = read - bound - setup_bound - given_bound - set(dir(builtins))
+            if missing:
+                raise ValueError(f"{ex.label}: the solution reads {sorted(missing)}, which neither the set-up "
+                                 "nor the part's given code defines")
+            if part["answer"] not in bound:
+                raise ValueError(f"{ex.label}: the solution (with its bind line) does not define {part['answer']!r}")
+            if part["answer"] in setup_bound or (chapter, part["answer"]) in seen:
+                raise ValueError(f"{ex.label}: answer name {part['answer']!r} is defined elsewhere in {chapter}")
+            seen[(chapter, part["answer"])] = ex.label
+
+
+def assignment(chapter: str, title: str, setup: str, exercises: list[Exercise], spec: dict) -> dict:
+    """The nbgrader source notebook of one chapter."""
+    cells = [_cell("markdown", f"# {title}: exercises\n\nRun the set-up cell first. Write each answer in the cell "
+                   "below its statement; a code answer must define the variable named in its cell. "
+                   "Hidden tests check it against an independent computation.", "header", locked=True),
+             _cell("code", setup, "setup", locked=True)]
+    for number, ex in enumerate(exercises, 1):
+        slug = ex.label.removeprefix("ex-")
+        cells.append(_cell("markdown", plain_statement(ex, number), f"{slug}-statement", locked=True))
+        if ex.prose:
+            cells.append(_cell("markdown", plain(ex.prose), f"{slug}-written", solution=True, grade=True,
+                               points=WRITTEN_POINTS[ex.level]))
+        part = spec["autograded"].get(ex.label)
+        if part is not None:
+            if part.get("given"):
+                cells.append(_cell("code", part["given"].rstrip(), f"{slug}-given", locked=True))
+            body = "\n".join(ex.code + ([part["bind"].rstrip()] if part.get("bind") else []))
+            cells.append(_cell("code", f"# Define `{part['answer']}`: {part['describe'].strip()}\n"
+                               f"### BEGIN SOLUTION\n{body.rstrip()}\n### END SOLUTION", f"{slug}-answer",
+                               solution=True))
+            cells.append(_cell("code", f"# Tolerance {part['tolerance']:g}; {part['points']} points.\n"
+                               f"assert \"{part['answer']}\" in globals(), \"define {part['answer']}\"\n"
+                               f"### BEGIN HIDDEN TESTS\nTOL = {part['tolerance']!r}\n{part['check'].rstrip()}\n"
+                               "### END HIDDEN TESTS", f"{slug}-test", grade=True, locked=True,
+                               points=part["points"]))
+        elif ex.code:
+            cells.append(_cell("code", "### BEGIN SOLUTION\n" + "\n\n".join(c.rstrip() for c in ex.code)
+                               + "\n### END SOLUTION", f"{slug}-exploration", solution=True, grade=True,
+                               points=EXPLORATION_POINTS))
+    for cell in cells:
+        cell["source"] = cell["source"].splitlines(keepends=True)
+    return {"cells": cells, "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python",
+                                                        "name": "python3"},
+                                         "language_info": {"name": "python"}},
+            "nbformat": 4, "nbformat_minor": 5}
+
+
+def read_book(root: Path = ROOT) -> tuple[dict, dict, dict]:
+    """Per chapter: its exercises, its set-up cell and its title."""
+    chapters, setups, titles = {}, {}, {}
+    for nb_path in chapter_notebooks(root):
+        cells = json.loads(nb_path.read_text(encoding="utf-8"))["cells"]
+        chapters[nb_path.stem] = read_exercises(nb_path)
+        setups[nb_path.stem] = "".join(next(c for c in cells if c["cell_type"] == "code")["source"])
+        first = "".join(next(c for c in cells if c["cell_type"] == "markdown")["source"])
+        titles[nb_path.stem] = re.search(r"^# (.+)$", first, flags=re.M).group(1).strip()
+    return chapters, setups, titles
+
+
+def main(out_dir: Path) -> None:
+    spec = load_spec()
+    chapters, setups, titles = read_book()
+    validate(chapters, setups, spec)
+    for chapter, exercises in chapters.items():
+        target = out_dir / chapter / f"{chapter}.ipynb"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        nb = assignment(chapter, titles[chapter], setups[chapter], exercises, spec)
+        target.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        auto = sum(ex.label in spec["autograded"] for ex in exercises)
+        print(f"{target.relative_to(out_dir.parent) if out_dir.is_absolute() else target}: "
+              f"{len(exercises)} exercises, {auto} autograded parts")
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "course" / "source")
