@@ -949,7 +949,9 @@ reg("label_shift_weights.estimators.bbse", dict(probs_source=PROBS3, y_source=Y3
          negative=option(), max_condition=real(out=(0.0, -1.0))))
 reg("label_shift_weights.estimators.mlls", dict(probs_source=PROBS3, y_source=Y3, probs_target=PT),
     dict(probs_source=ROWS, y_source=LAB3, probs_target=array(ndim=2), calibration=option(none_ok=True),
-         classes=free("None or class values"), tol=TOL, max_iter=MAXIT))
+         classes=free("None or class values"),
+         source_prior=array(out=(("entry_0", [0.0, 0.5, 0.5]), ("not_sum_1", [0.5, 0.5, 0.5])), skip=("None",)),
+         tol=TOL, max_iter=MAXIT))
 CASES["label_shift_weights.estimators.mlls"].args["calibration"] = "bcts"
 reg("label_shift_weights.estimators.mlls_log_likelihood", dict(target_prior=np.array([0.25, 0.25, 0.5]), probs_target=PT,  # dyadic priors: exact in float32
                                      source_prior=np.array([0.25, 0.375, 0.375])),

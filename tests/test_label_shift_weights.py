@@ -385,6 +385,20 @@ def test_mlls_bad_input_is_named():
         mlls(good, [0, 1], good, tol=0)
     with pytest.raises(ValueError, match="class 1 is absent"):
         mlls(good, [0, 0], good)
+    for bad in ([0.5, 0.6], [1.0, 0.0], [0.2, 0.3, 0.5]):
+        with pytest.raises(ValueError, match="source_prior"):
+            mlls(good, [0, 1], good, source_prior=bad)
+
+
+def test_mlls_with_a_given_source_prior_equals_mlls_whose_labels_have_that_prior():
+    """source_prior=p replaces the label frequencies: the same EM as with labels whose frequencies are exactly p."""
+    eta_s, _, eta_t, _ = _samples(SCENARIOS["three_class"], 2000, 3000, 31)
+    labels = np.repeat([0, 1, 2], [500, 200, 1300])  # frequencies exactly (0.25, 0.1, 0.65)
+    by_labels = mlls(eta_s, labels, eta_t)
+    given = mlls(eta_s, np.arange(2000) % 3, eta_t, source_prior=[0.25, 0.1, 0.65])
+    assert np.array_equal(by_labels.source_prior, given.source_prior)
+    assert np.allclose(given.weights, by_labels.weights, rtol=1e-9) and np.allclose(given.weights * given.source_prior,
+                                                                                  given.target_prior, rtol=1e-12)
 
 
 # ---------------------------------------------------------------------------

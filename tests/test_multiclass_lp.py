@@ -9,6 +9,7 @@ import pytest
 from scipy.optimize import minimize
 
 from companion.multiclass_lp import (
+    as_probability_rows,
     ClasswiseBinning,
     LpCalibrator,
     MulticlassScenario,
@@ -852,3 +853,28 @@ def test_counts_refuse_rows_off_the_simplex():
     with pytest.raises(ValueError, match="not on the simplex"):
         _counts(np.array([[0.05, 0.05]]), 10)  # counts 0 <= m - k
     assert np.array_equal(_counts(np.array([[0.3, 0.7]], dtype=np.float32).astype(np.float64), 10, float(np.finfo(np.float32).eps)), [[3, 7]])
+
+
+@pytest.mark.parametrize("lam", [0.1, 0.01, 0.001, 1e-6])
+def test_rows_a_little_below_the_simplex_that_pass_validation_are_counted(lam):
+    """Rows e / (sum(e) + 1e-9) sum to 1 - O(1e-9), within the validator's tolerance; their counts are those of the
+    exact rows e / sum(e), floor(m e_i / sum(e)) in integers (they once summed to m - k and were refused)."""
+    m = round(1 / lam)
+    e = np.array([[1, 1], [1, 3], [2, 2], [3, 1], [7, 3], [1, 4], [5, 5]], dtype=float)
+    rows = e / (e.sum(axis=1, keepdims=True) + 1e-9)
+    as_probability_rows(rows)  # accepted by the validator
+    expected = np.array([[m * int(a) // int(row.sum()) for a in row] for row in e])
+    assert np.array_equal(level_set_counts(rows, lam), expected)
+    ten = np.ones((3, 10)) / (10 + 1e-9)  # every coordinate just below the grid point 1/10
+    assert np.array_equal(level_set_counts(ten, lam), np.full((3, 10), m // 10))
+    cal = LpCalibrator(lam, noise=False, pools=False, threshold=0.1).fit(rows, np.array([0, 1, 0, 1, 0, 0, 1]))
+    assert np.allclose(cal.predict(rows).sum(axis=1), 1.0)
+
+
+def test_key_work_is_checked_before_the_entries():
+    """A job beyond MAX_EXACT_KEY_WORK is refused from the shape alone, before the entries are read."""
+    bad = np.full((1, 5000), np.nan)
+    with pytest.raises(ValueError, match="MAX_EXACT_KEY_WORK"):
+        LpCalibrator(1e-4, noise=False, pools=False).fit(bad, np.zeros(1, dtype=int))
+    with pytest.raises(ValueError, match="MAX_EXACT_KEY_WORK"):
+        lp_calibration_error(bad, np.zeros(1, dtype=int), 2.0, 1e-4)

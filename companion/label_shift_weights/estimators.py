@@ -200,7 +200,8 @@ class MLLSResult(NamedTuple):
     r"""Output of :func:`mlls` (book: ``def-lsw-mlls``).
 
     ``weights`` (:math:`\hat q/\hat p`), ``target_prior`` (:math:`\hat q`, the
-    EM limit), ``source_prior`` (:math:`\hat p`, label frequencies),
+    EM limit), ``source_prior`` (:math:`\hat p`, label frequencies, or the
+    prior passed as ``source_prior``),
     ``classes``, ``n_iter`` (EM iterations until the largest change of
     :math:`\hat q` fell below ``tol``), ``log_likelihood`` (final mean
     log-likelihood per target point, eq. ``eq-lsw-likelihood``),
@@ -306,10 +307,13 @@ def mlls_log_likelihood(target_prior, probs_target, source_prior) -> float:
 
 
 def mlls(probs_source, y_source, probs_target, *, calibration: str | None = None, classes=None,
-         tol: float = 1e-10, max_iter: int = 10_000) -> MLLSResult:
+         source_prior=None, tol: float = 1e-10, max_iter: int = 10_000) -> MLLSResult:
     r"""Maximum-likelihood label shift: the EM of Saerens et al., optionally after calibration (book ``def-lsw-mlls``).
 
-    1. Source prior :math:`\hat p` = label frequencies of the labelled source sample.
+    1. Source prior :math:`\hat p` = label frequencies of the labelled source
+       sample, or ``source_prior`` when given (a positive point of the simplex,
+       one entry per class in the order of ``classes``: e.g. a prior known
+       exactly, or estimated from more source labels than ``y_source``).
     2. With ``calibration`` (``"ts"``, ``"bcts"`` or ``"vs"``), fit that
        scaling by maximum likelihood on the labelled source sample
        (:func:`fit_scaling`) and apply it to the source and the target outputs.
@@ -329,6 +333,8 @@ def mlls(probs_source, y_source, probs_target, *, calibration: str | None = None
     if calibration is not None:
         calibration = check_option(calibration, "calibration", _SCALINGS)
     ps, pt, codes, classes, p_hat = _labelled_source_and_target(probs_source, y_source, probs_target, classes)
+    if source_prior is not None:
+        p_hat = _as_prior(source_prior, "source_prior", ps.shape[1], positive=True)
     calibrator = None
     if calibration is not None:
         calibrator = fit_scaling(ps, codes, calibration, classes=np.arange(ps.shape[1]))

@@ -14,7 +14,7 @@ from .._checks import as_real_array, as_rng, check_bool, check_int, check_open_u
 from .bounds import lp_threshold
 from .level_sets import (
     _canonical_from_counts,
-    _check_key_work,
+    _check_key_work_of,
     _cond_mean_for,
     _counts,
     _keys_from_counts,
@@ -185,10 +185,10 @@ class LpCalibrator:
     # -- fitting ----------------------------------------------------------------
     def fit(self, probs, y):
         """Run Algorithm 2 on a labelled sample (forecasts ``probs``, labels ``y``); return self."""
+        _check_key_work_of(probs, self.m)
         probs, eps = _probability_rows(probs)
         y = _labels_for(probs, y)
         n, k = probs.shape
-        _check_key_work(self.m, k, n)
         rng = as_rng(0 if self.rng is None else self.rng)
         omega, omega_m, sizes, scales = plan_pools(self, n, k)
         self.threshold_, self.mass_threshold_ = omega, omega_m
@@ -210,11 +210,11 @@ class LpCalibrator:
         estimation error.  Thresholds: ``epsilon`` or a numeric ``threshold``
         (``"auto"`` has no meaning without a sample and raises ``ValueError``).
         """
+        _check_key_work_of(probs, self.m)
         probs, eps = _probability_rows(probs)
         h = _cond_mean_for(probs, cond_mean)
         w = _weights_for(probs, weights)
         k = probs.shape[1]
-        _check_key_work(self.m, k, probs.shape[0])
         if self.epsilon is not None:
 
             omega = lp_threshold(self.epsilon, self.p)
@@ -262,6 +262,7 @@ class LpCalibrator:
         fitted per-bin predictions, e.g. a state of ``trajectory_``.
         """
         self._check_fitted()
+        _check_key_work_of(probs, self.m)
         probs, eps = _probability_rows(probs)
         counts = _counts(probs, self.m, eps)
         out = _canonical_from_counts(counts, self.m)

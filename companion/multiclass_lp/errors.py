@@ -14,6 +14,7 @@ import numpy as np
 from .._checks import check_size
 from .level_sets import (
     _ROUND_SLACK,
+    _check_key_work_of,
     _cond_mean_for,
     _counts,
     _keys_from_counts,
@@ -86,6 +87,7 @@ def calibration_error_terms(probs, y, lam, *, weights=None, cond_mean=None) -> E
     population terms; then ``y`` must be ``None``.
     """
     _, m = check_lam(lam)
+    _check_key_work_of(probs, m)
     probs, eps = _probability_rows(probs)
     if cond_mean is None:
         if y is None:
@@ -128,6 +130,7 @@ def population_lp_calibration_error(probs, cond_mean, weights, p, lam):
     """
     _, m = check_lam(lam)
     p_values, scalar = _p_values(p)
+    _check_key_work_of(probs, m)
     probs, eps = _probability_rows(probs)
     target = _cond_mean_for(probs, cond_mean)
     w = _weights_for(probs, weights)

@@ -68,7 +68,7 @@ ROW_SUM_TOLERANCE = 1e-8
 
 #: A coordinate within this many grid steps below a grid point is rounded up to it, so that
 #: ``rounding`` is idempotent on grid points despite floating-point error (e.g. ``0.29 * 100``);
-#: for inputs of lower precision the allowance is ``4 m eps`` of their type (:func:`_round_slack`).
+#: :func:`_round_slack` enlarges it to cover the input's precision and the row-sum tolerance.
 _ROUND_SLACK = 1e-9
 
 
@@ -191,24 +191,35 @@ def _cond_mean_for(probs: np.ndarray, cond_mean, name: str = "cond_mean") -> np.
 # ---------------------------------------------------------------------------
 
 
-def _round_slack(m: int, eps: float) -> float:
-    """Allowance, in units of the grid step, for a coordinate stored just below a grid point (see ``_ROUND_SLACK``)."""
-    return max(_ROUND_SLACK, 4.0 * m * eps)
+def _round_slack(m: int, k: int, eps: float) -> float:
+    """Allowance, in grid steps, for a coordinate stored just below a grid point (see ``_ROUND_SLACK``).
+
+    At least ``4 m eps`` (the rounding of ``m u`` in the input's type) and
+    ``2 m tol / k`` with ``tol = max(ROW_SUM_TOLERANCE, k eps)`` the row-sum
+    tolerance of :func:`as_probability_rows`.  For a row that sums to
+    ``1 - d`` with ``d <= tol``, the counts sum to ``m - m d + k slack`` minus
+    ``k`` fractional parts, each below 1, so to more than ``m - k`` once
+    ``k slack >= m d``.
+    """
+    return max(_ROUND_SLACK, 4.0 * m * eps, 2.0 * m * max(ROW_SUM_TOLERANCE, k * eps) / k)
 
 
 def _counts(probs: np.ndarray, m: int, eps: float = float(np.finfo(np.float64).eps)) -> np.ndarray:
     """Integer counts ``floor(m u + slack)`` of validated simplex rows (``eps``: machine epsilon of the input type).
 
     The products ``m u`` are formed in float64 after the cast; a coordinate
-    within ``slack = max(1e-9, 4 m eps)`` below a multiple of ``1/m`` counts as
-    on it, so a float32 row ``[0.3, 0.7]`` lands in the level set
-    ``(0.3, 0.7)`` like its float64 twin.  Rows that pass
-    :func:`as_probability_rows` always give counts with ``m - k < sum <= m``
-    (``lem-multiclass-lp-characterisation``); a row that does not is not on the
-    simplex to its own precision and raises ``ValueError``.
+    within ``slack`` (:func:`_round_slack`) grid steps below a multiple of
+    ``1/m`` counts as on it, so a float32 row ``[0.3, 0.7]`` lands in the level
+    set ``(0.3, 0.7)`` like its float64 twin, and a float64 row that sums to
+    ``1 - 1e-9`` is not pushed below the simplex.  With ``tol`` the row-sum
+    tolerance of :func:`as_probability_rows`, rows that pass it give counts
+    with ``m - k < sum <= m`` (``lem-multiclass-lp-characterisation``) as long
+    as ``m tol + k slack < 1`` (in float64, ``m`` up to about ``3e7``); on a
+    finer grid a row whose sum is off by more than the grid can absorb raises
+    ``ValueError``.
     """
-    counts = np.floor(probs * m + _round_slack(m, eps)).astype(np.int64)
     k = probs.shape[1]
+    counts = np.floor(probs * m + _round_slack(m, k, eps)).astype(np.int64)
     sums = counts.sum(axis=1)
     bad = (sums > m) | (sums <= m - k)
     if np.any(bad):
@@ -224,8 +235,9 @@ def level_set_counts(probs, lam) -> np.ndarray:
     r"""Integer form :math:`a = r(u)/\lambda` of the rounding map, row by row.
 
     :math:`a_i = \lfloor u_i/\lambda\rfloor` (the paper's section 2; the book's
-    ``def-multiclass-lp-level-sets``), computed as ``floor(m u_i + 1e-9)`` so
-    that a coordinate one rounding error below a grid point counts as on it.
+    ``def-multiclass-lp-level-sets``), computed as ``floor(m u_i + slack)`` so
+    that a coordinate a rounding error below a grid point counts as on it
+    (the slack covers the row-sum tolerance of :func:`as_probability_rows`).
     Each row satisfies :math:`m - k < \sum_i a_i \le m`.
     """
     _, m = check_lam(lam)
@@ -310,6 +322,16 @@ def _check_key_work(m: int, k: int, n_rows: int) -> None:
             f"integer arithmetic; {n_rows} rows x {k} classes exceed MAX_EXACT_KEY_WORK = {MAX_EXACT_KEY_WORK} "
             "such terms: use fewer rows, fewer classes or a coarser lam"
         )
+
+
+def _check_key_work_of(probs, m: int) -> None:
+    """:func:`_check_key_work` from the shape of a 2-D ``probs`` alone, before its entries are validated."""
+    try:
+        shape = np.shape(probs)
+    except ValueError:  # a ragged nested sequence: the validation that follows names it
+        return
+    if len(shape) == 2:
+        _check_key_work(m, shape[1], shape[0])
 
 
 def _keys_from_counts(counts: np.ndarray, m: int) -> np.ndarray:
