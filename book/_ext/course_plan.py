@@ -100,14 +100,15 @@ def render(root: Path) -> str:
     lines += ["## The chapters", "",
               f"The book has {total} exercises, {n_auto} of them with an autograded part (marked *autograded*, "
               "with its points). Reading length counts the words of a chapter's text (prose and formulas, "
-              f"code excluded); compute time is one full run of its notebook in a fresh kernel ({times['machine']}).",
+              f"code excluded); a full run is the CPU time of running its notebook top to bottom in a fresh kernel, "
+              f"measured once ({times['machine']}).",
               ""]
     for ch in chapters:
         info = plan["chapters"][ch.stem]
         pre = ", ".join(f"{{ref}}`{p.label}`" for p in needs[ch.stem]) or "none"
         lines += [f"### {{ref}}`{ch.label}`", "",
                   f"*Earlier chapters it uses:* {pre}. *Background:* {info['background']} "
-                  f"*Reading:* {ch.words:,} words. *Full run:* {_minutes(times['seconds'][ch.stem])}.", "",
+                  f"*Reading:* {ch.words:,} words. *Full run:* {_minutes(times['seconds'][ch.stem])} of CPU time.", "",
                   info["lectures"], "",
                   "| Exercise | Level | Kind | Autograded part |", "| --- | --- | --- | --- |"]
         for level in LEVELS:
