@@ -12,6 +12,8 @@ import math
 import numpy as np
 from scipy.special import ndtr
 
+from ._checks import as_real_array
+
 __all__ = ["loglog_fit"]
 
 
@@ -19,9 +21,18 @@ def loglog_fit(response: np.ndarray, *regressors: np.ndarray) -> np.ndarray:
     """Least-squares exponents of ``response ~ C * prod(regressor ** a)`` (returns the a's).
 
     NaN for every exponent when the points do not determine them (fewer points
-    than coefficients, or regressors that do not vary independently): the
-    minimum-norm solution ``lstsq`` would return there is not a fit.
+    than coefficients, none at all, or regressors that do not vary
+    independently): the minimum-norm solution ``lstsq`` would return there is
+    not a fit.  Every array is 1-D, finite, positive and as long as ``response``
+    (a ``ValueError`` otherwise).
     """
+    response = as_real_array(response, "response", allow_empty=True)
+    regressors = [as_real_array(x, f"regressors[{i}]", allow_empty=True) for i, x in enumerate(regressors)]
+    for name, arr in (("response", response), *((f"regressors[{i}]", x) for i, x in enumerate(regressors))):
+        if arr.size != response.size:
+            raise ValueError(f"{name} must have the length of response ({response.size}), got {arr.size}")
+        if np.any(arr <= 0.0):
+            raise ValueError(f"{name} must be positive (a log-log fit), found {float(arr.min())!r}")
     design = np.column_stack([np.ones(response.size), *(np.log(x) for x in regressors)])
     coef, _, rank, _ = np.linalg.lstsq(design, np.log(response), rcond=None)
     if rank < design.shape[1]:

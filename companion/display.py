@@ -16,6 +16,7 @@ in the PDF); the plain-text form is deterministic, so nbval compares it.
 
 from __future__ import annotations
 
+import decimal
 import math
 import re
 from collections.abc import Sequence
@@ -49,8 +50,8 @@ def _formula(item, name: str):
     """
     if isinstance(item, str):
         return item
-    if isinstance(item, bytes):
-        raise ValueError(f"{name} must hold LaTeX strings or sympy expressions, got bytes {item!r}")
+    if isinstance(item, bytes) or item is None:
+        raise ValueError(f"{name} must hold LaTeX strings or sympy expressions, got {item!r}")
     try:
         sp.sympify(item)
     except (sp.SympifyError, TypeError, ValueError, AttributeError, SyntaxError):
@@ -140,10 +141,21 @@ def _cell(value, spec: str | None, name: str) -> str:
     if spec is None:
         return str(value)
     try:
-        text = format(value, spec)
-    except (TypeError, ValueError):
+        try:
+            text = format(value, spec)
+        except OverflowError:  # an integer beyond the float range under a float spec: format it exactly
+            text = format(decimal.Decimal(value), spec)
+    except (TypeError, ValueError, decimal.InvalidOperation):
         raise ValueError(f"{name}: format {spec!r} does not apply to {type(value).__name__} {value!r}") from None
     return "n/a" if isinstance(value, (float, np.floating)) and math.isnan(value) else text
+
+
+def _check_caption_and_label(caption, label) -> None:
+    for name, value in (("caption", caption), ("label", label)):
+        if value is not None and not (isinstance(value, str) and value.strip()):
+            raise ValueError(f"{name} must be a non-empty string or None, got {value!r}")
+    if label is not None and not re.fullmatch(r"[A-Za-z][\w-]*", label):
+        raise ValueError(f"label must be letters, digits, '-' and '_' starting with a letter, got {label!r}")
 
 
 def _plain_text(markdown: str) -> str:
@@ -160,6 +172,14 @@ class Table:
 
     def __init__(self, columns: list[str], cells: list[list[str]], numeric: list[bool],
                  caption: str | None, label: str | None):
+        if not (isinstance(columns, list) and columns and all(isinstance(c, str) for c in columns)):
+            raise ValueError(f"columns must be a non-empty list of header strings, got {columns!r}")
+        if not (isinstance(cells, list) and cells and all(isinstance(r, list) and len(r) == len(columns)
+                                                          and all(isinstance(c, str) for c in r) for r in cells)):
+            raise ValueError(f"cells must be a non-empty list of rows of {len(columns)} strings, got {cells!r}")
+        if not (isinstance(numeric, list) and len(numeric) == len(columns) and all(isinstance(v, bool) for v in numeric)):
+            raise ValueError(f"numeric must be a list of {len(columns)} booleans (one per column), got {numeric!r}")
+        _check_caption_and_label(caption, label)
         self.columns, self.cells, self.numeric, self.caption, self.label = columns, cells, numeric, caption, label
 
     def _repr_markdown_(self) -> str:
@@ -213,11 +233,7 @@ def table(columns: Sequence[str], rows, *, formats: Sequence[str | None] | str |
         raise ValueError(f"formats must be one format spec or a sequence of {n_cols} (one per column), got {formats!r}")
     if not all(f is None or isinstance(f, str) for f in formats):
         raise ValueError(f"formats must hold format spec strings or None, got {formats!r}")
-    for name, value in (("caption", caption), ("label", label)):
-        if value is not None and not (isinstance(value, str) and value.strip()):
-            raise ValueError(f"{name} must be a non-empty string or None, got {value!r}")
-    if label is not None and not re.fullmatch(r"[A-Za-z][\w-]*", label):
-        raise ValueError(f"label must be letters, digits, '-' and '_' starting with a letter, got {label!r}")
+    _check_caption_and_label(caption, label)
     if isinstance(rows, (str, bytes)):
         raise ValueError(f"rows must be an iterable of rows, got {rows!r}")
     try:

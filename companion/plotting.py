@@ -67,10 +67,8 @@ def power_of_ten(x) -> str:
     The mantissa is rounded to two significant digits; a mantissa of 1 and a power :math:`10^0` are left out.
     """
     x = check_positive(x, "x")  # rejects strings ("1e3"), bool, complex and integers too large for a float
-    exponent = int(np.floor(np.log10(x)))
-    mantissa = float(f"{x / 10.0**exponent:.2g}")
-    if mantissa >= 10:  # rounding carried over, e.g. 9.99e3 -> 10e3
-        mantissa, exponent = mantissa / 10, exponent + 1
+    digits, power = f"{x:.1e}".split("e")  # two significant digits, the carry done by the formatting (9.99e3 -> 1.0e+04)
+    mantissa, exponent = float(digits), int(power)  # no division by 10**exponent: it is 0 for a subnormal x
     if exponent == 0:
         return f"${mantissa:g}$"
     if mantissa == 1:
@@ -161,6 +159,9 @@ def band_plot(x, values, *, ax=None, label=None, color=None, axis=-1, quantiles=
     ax = _check_ax(ax)
     mean = values.mean(axis=axis)
     lo, hi = np.quantile(values, quantiles, axis=axis)
-    (line,) = ax.plot(x, mean, label=label, color=color, **kw)
+    try:
+        (line,) = ax.plot(x, mean, label=label, color=color, **kw)
+    except (AttributeError, TypeError) as exc:  # matplotlib's own words on a keyword it does not know
+        raise ValueError(f"kw must hold keywords of matplotlib's Axes.plot; {exc}") from None
     ax.fill_between(x, lo, hi, color=line.get_color(), alpha=0.2, lw=0)
     return ax

@@ -211,3 +211,82 @@ def test_sizes_and_lengths_checks():
     with pytest.raises(ValueError, match="at least one named array"):
         check_same_length()
     assert as_sizes(np.array([1000, 3000], dtype=object), "n") == [1000, 3000]
+
+
+# --- item 18: the unchecked arguments of the issue ---
+
+
+def test_loglog_fit_checks_its_points():
+    from companion._numerics import loglog_fit
+
+    assert np.allclose(loglog_fit([1.0, 0.5, 0.25], [1.0, 2.0, 4.0]), [-1.0])  # a list, slope -1 exactly
+    for bad in ([np.nan, 1.0, 2.0], [0.0, 1.0, 2.0], [-1.0, 1.0, 2.0], [np.inf, 1.0, 2.0]):
+        with pytest.raises(ValueError, match="response must be"):
+            loglog_fit(np.array(bad), np.array([1.0, 2.0, 4.0]))
+    with pytest.raises(ValueError, match="response must be 1-dimensional"):
+        loglog_fit(np.ones((3, 1)), np.array([1.0, 2.0, 4.0]))
+    with pytest.raises(ValueError, match=r"regressors\[0\] must have the length of response"):
+        loglog_fit([1.0, 2.0], [1.0, 2.0, 3.0])
+
+
+def test_display_checks_tables_and_formulas():
+    from companion.display import Table, table, typeset
+
+    assert repr(table(["a"], [[10**400]], formats=".3g")).split() == ["a", "1.00e+400"]  # exact, not OverflowError
+    with pytest.raises(ValueError, match=r"rows\[0\] must hold LaTeX strings or sympy expressions, got None"):
+        typeset(("cap", None))
+    for args, name in (((["a"], [[1]], [True], None, None), "cells"), (("a", [["1"]], [True], None, None), "columns"),
+                       ((["a"], [["1"]], [1], None, None), "numeric"), ((["a"], [["1"]], [True], 3, None), "caption"),
+                       ((["a"], [["1"]], [True], None, "1x"), "label")):
+        with pytest.raises(ValueError, match=name):
+            Table(*args)
+
+
+def test_plotting_extremes_and_keywords():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from companion.plotting import band_plot, power_of_ten
+
+    assert power_of_ten(5e-324) == r"$4.9\cdot 10^{-324}$" and power_of_ten(9.99e3) == "$10^{4}$"
+    assert power_of_ten(1.7e308) == r"$1.7\cdot 10^{308}$" and power_of_ten(3e4) == r"$3\cdot 10^{4}$"
+    with pytest.raises(ValueError, match="kw must hold keywords of matplotlib's Axes.plot.*bogus"):
+        band_plot(np.arange(4.0), np.arange(12.0).reshape(4, 3), bogus=1)
+
+
+def test_bbse_bound_needs_a_joint_law():
+    from companion.label_shift_weights import bbse_error_bound
+
+    with pytest.raises(ValueError, match="confusion must be a joint law"):
+        bbse_error_bound(-np.eye(3) / 3, np.ones(3), 10**6, 10**6, 0.1)
+    with pytest.raises(ValueError, match="confusion must be a joint law"):
+        bbse_error_bound(np.eye(3), np.ones(3), 10**6, 10**6, 0.1)
+    assert np.isfinite(bbse_error_bound(np.eye(3) / 3, np.ones(3), 10**6, 10**6, 0.1))
+
+
+def test_scaling_calibrator_record_is_checked():
+    from companion.label_shift_weights import ScalingCalibrator
+
+    with pytest.raises(ValueError, match="kind must be one of"):
+        ScalingCalibrator("nonsense", np.nan, np.zeros(3), 0.1)
+    with pytest.raises(ValueError, match="slope must be finite"):
+        ScalingCalibrator("ts", np.array([np.nan]), np.zeros(3), 0.1)
+    with pytest.raises(ValueError, match="nll must be a finite real number"):
+        ScalingCalibrator("ts", np.ones(1), np.zeros(3), np.nan)
+
+
+def test_lp_calibrator_without_high_mass_level_sets_checks_the_class_count():
+    from companion.multiclass_lp import LpCalibrator
+
+    rng = np.random.default_rng(0)
+    probs = rng.dirichlet([1.0, 1.0, 1.0], size=40)
+    fitted = LpCalibrator(0.25, threshold=0.9, noise=False, check_sample_size=False, rng=0).fit(probs, np.arange(40) % 3)
+    assert fitted.keys_.size == 0  # no level set reaches mass 0.9
+    with pytest.raises(ValueError, match=r"probs must have one column per fitted class \(3\)"):
+        fitted.predict(rng.dirichlet([1.0] * 4, size=2))
+
+
+def test_map_risks_declares_its_public_names():
+    import companion.scenarios.map_risks as map_risks
+
+    assert map_risks.__all__ == []  # a mixin of GaussianMixture: its methods are public there

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._checks import as_real_array, check_int, check_open_unit
+from .._checks import as_real_array, check_int, check_open_unit, simplex_tolerance
 from .._numerics import _log_over
 
 __all__ = ["bbse_error_bound"]
@@ -29,6 +29,8 @@ def bbse_error_bound(confusion, weights, n_source: int, n_target: int, delta: fl
     if c.shape[0] != c.shape[1] or c.shape[0] < 2:
         raise ValueError(f"confusion must be a finite square matrix with at least two rows, got shape {c.shape}")
     k = c.shape[0]
+    if np.any(c < 0.0) or abs(float(c.sum()) - 1.0) > simplex_tolerance(confusion, c.size):
+        raise ValueError("confusion must be a joint law C[i, j] = P[f(X) = i, Y = j]: non-negative entries summing to 1")
     w = as_real_array(weights, "weights")
     if w.shape != (k,) or np.any(w < 0):
         raise ValueError(f"weights must hold {k} finite non-negative numbers")

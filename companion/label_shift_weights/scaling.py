@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._checks import ConvergenceError, as_real_array, check_option, check_tolerance
+from .._checks import ConvergenceError, _real_scalar, as_real_array, check_option, check_tolerance
 from .._numerics import _softmax
 from .correction import _check_rows, as_simplex_rows, encode_labels
 
@@ -64,6 +64,21 @@ class ScalingCalibrator:
     slope: np.ndarray
     bias: np.ndarray
     nll: float
+
+    def __post_init__(self):
+        check_option(self.kind, "kind", _SCALINGS)
+        slope = as_real_array(self.slope, "slope")
+        bias = as_real_array(self.bias, "bias")
+        if self.kind in ("ts", "bcts") and slope.size != 1:
+            raise ValueError(f"slope must hold one value for kind {self.kind!r}, got {slope.size}")
+        if bias.size < 2 or (self.kind == "vs" and slope.size != bias.size):
+            raise ValueError(f"bias must hold one value per class (at least 2, and as many as slope for 'vs'), got {bias.size}")
+        nll = _real_scalar(self.nll, "nll", "a finite real number")
+        if not np.isfinite(nll):
+            raise ValueError(f"nll must be a finite real number, got {self.nll!r}")
+        object.__setattr__(self, "slope", slope)
+        object.__setattr__(self, "bias", bias)
+        object.__setattr__(self, "nll", nll)
 
     @property
     def temperature(self) -> float:

@@ -197,6 +197,7 @@ class LpCalibrator:
         self.pool_sizes_ = [int(s) for s in sizes]
         h_keys, h_levels, mass_stats, label_stats, scales = pool_statistics(self.pools, keys, counts, y, sizes, scales, omega_m, rng)
         self.noise_scales_ = list(scales)
+        self.n_classes_ = k
         self._store(run_groups(self, h_keys, h_levels, mass_stats, label_stats, rng))
         return self
 
@@ -240,6 +241,7 @@ class LpCalibrator:
         n_sizes = _pool_count(omega_m)
         self.pool_sizes_ = []
         self.noise_scales_ = [(0.0, 0.0)] * n_sizes
+        self.n_classes_ = k
         self._store(run_groups(self, h_keys, h_levels, [labels[:, 0]] * n_sizes, [labels] * n_sizes, as_rng(0)))
         return self
 
@@ -264,13 +266,16 @@ class LpCalibrator:
         self._check_fitted()
         _check_key_work_of(probs, self.m)
         probs, eps = _probability_rows(probs)
+        if probs.shape[1] != self.n_classes_:
+            raise ValueError(f"probs must have one column per fitted class ({self.n_classes_}), got shape {probs.shape}")
+        table = None if bin_predictions is None else as_real_array(bin_predictions, "bin_predictions", ndim=2)
+        if table is not None and table.shape != (self.keys_.size, self.n_classes_):
+            raise ValueError(f"bin_predictions must have shape {(self.keys_.size, self.n_classes_)}, got {table.shape}")
         counts = _counts(probs, self.m, eps)
         out = _canonical_from_counts(counts, self.m)
         if self.keys_.size == 0:
             return out
-        table = self.bin_predictions_ if bin_predictions is None else as_real_array(bin_predictions, "bin_predictions", ndim=2)
-        if table.shape != (self.keys_.size, probs.shape[1]):
-            raise ValueError(f"bin_predictions must have shape {(self.keys_.size, probs.shape[1])}, got {table.shape}")
+        table = self.bin_predictions_ if table is None else table
         keys = _keys_from_counts(counts, self.m)
         pos = np.searchsorted(self.keys_, keys)
         ok = pos < self.keys_.size

@@ -19,6 +19,10 @@ from scipy.special import expit
 from .._checks import _nonempty_rows, as_edges, as_probabilities, as_real_array, check_callable, check_memory, check_open_unit
 from .._numerics import _normal_mass
 
+#: Nothing public of its own: :class:`RecalibrationRisks` is mixed into
+#: :class:`~companion.scenarios.GaussianMixture`, whose methods these are.
+__all__: list[str] = []
+
 
 class RecalibrationRisks:
     """The risk oracles of a :class:`~companion.scenarios.GaussianMixture` for recalibration maps ``h o f``."""
