@@ -199,11 +199,12 @@ def contents_numbers(reader: PdfReader, pages: list[Page], contents_pages: range
             x0, y0, x1, y1 = (float(v) for v in annot["/Rect"])
             top, bottom = height - max(y0, y1), height - min(y0, y1)
             printed = [text for t, b, text, _ in page.lines if t < bottom and b > top]
-            numbers = re.findall(r"(\d+)\s*$", printed[-1] if printed else "")
+            numbers = re.findall(r"\s(\d+)\s*$", printed[-1] if printed else "")
             read += 1
             if not numbers or int(numbers[-1]) != target:
                 faults.append((number, printed[-1] if printed else "", target))
-    return read, faults
+    # an entry whose link Chromium draws as two rectangles (title, number) is one entry
+    return read, sorted(set(faults), key=faults.index)
 
 
 def headings_at_foot(pages: list[Page]) -> list[int]:

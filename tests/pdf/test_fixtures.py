@@ -123,12 +123,12 @@ div.cell > div.cell_input {{ border: 1px solid #ccc; border-left: medium solid #
   background: #f5f5f5; padding: 0 }}
 div.highlight, div[class*=highlight-] {{ break-inside: avoid; display: flex; flex-direction: column }}
 div.cell_input > div {{ margin: 0 !important }} .cell_input pre {{ margin: 0 }}
-.bd-main .bd-content table {{ break-inside: avoid }} {{extra}}</style></head><body>
+.bd-main .bd-content table {{ break-inside: avoid }} nav ul li a.nav-link {{ display: block }} {{extra}}</style></head><body>
 <main class="bd-main"><div class="bd-content"><article class="bd-article">
 <div id="jb-print-toc"><div><h2>Contents</h2></div><nav><ul>
-<li class="toctree-l1"><a href="#document-ch1">1. Chapter one</a></li>
-<li class="toctree-l1"><a href="#document-ch2">2. Chapter two</a></li>
-<li class="toctree-l1"><a href="#document-api">Reference</a><ul>
+<li class="toctree-l1"><a class="nav-link" href="#document-ch1">1. Chapter one</a></li>
+<li class="toctree-l1"><a class="nav-link" href="#document-ch2">2. Chapter two</a></li>
+<li class="toctree-l1"><a class="nav-link" href="#document-api">Reference</a><ul>
 <li class="toctree-l2"><a href="#document-api/mod">The module</a></li></ul></li></ul></nav></div>
 <span id="document-ch1"></span><section id="ch1"><h2>Chapter one</h2>
 <p>Opening text, see <a href="#mod-func">the function</a>.</p><p>{{gap1}}</p>
@@ -208,8 +208,10 @@ def test_each_typesetting_fault_is_caught(tmp_path, check, css):
     assert all(not faults for name, faults in found.items() if name != check), found
 
 
-def test_contents_without_page_numbers_are_caught(tmp_path):
-    _, reader, pages = print_book(tmp_path, contents_numbers=False)
+@pytest.mark.parametrize("options", [{"contents_numbers": False},  # the placeholders stay
+                                     {"css": ".pdf-contents li > a { display: inline !important }"}])  # "Chapter one4"
+def test_contents_without_page_numbers_are_caught(tmp_path, options):
+    _, reader, pages = print_book(tmp_path, **options)
     assert [page for page, text, _ in book_faults(reader, pages)["contents"]] == [2, 2, 2]
 
 
