@@ -9,6 +9,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
+import logging
+
 import pdfplumber
 from pypdf import PdfReader
 
@@ -17,6 +19,7 @@ MM = 72 / 25.4
 FRAME_MIN_WIDTH = 150.0
 #: How close, in points, a box or line must come to the edge of the text area to touch it.
 EDGE = 3.0
+logging.getLogger("pdfminer").setLevel(logging.ERROR)  # fonts without a bounding box: harmless for reading positions
 
 
 @dataclass
@@ -107,8 +110,12 @@ def read_pages(path, margin_mm: dict[str, float]) -> list[Page]:
             for chars in tables.values():
                 page.blocks.append((min(c["top"] for c in chars), max(c["bottom"] for c in chars)))
             for box in p.rects + p.curves:
-                if box["x1"] - box["x0"] >= FRAME_MIN_WIDTH and box["bottom"] - box["top"] > 2:
-                    top, bottom = max(box["top"], page.top), min(box["bottom"], page.bottom)
+                # drawn boxes as wide as a frame, on this page (Chromium draws a box whole and clips
+                # it to the page), not white (the page's own background)
+                top, bottom = max(box["top"], page.top), min(box["bottom"], page.bottom)
+                colour = box.get("non_stroking_color") if box.get("fill") else box.get("stroking_color")
+                white = isinstance(colour, (tuple, list)) and len(colour) in (1, 3) and min(colour) > 0.99
+                if box["x1"] - box["x0"] >= FRAME_MIN_WIDTH and bottom - top > 2 and not white:
                     page.frames.append((box["x0"], top, box["x1"], bottom))
                     page.blocks.append((top, bottom))
             page.blocks += [(max(i["top"], page.top), min(i["bottom"], page.bottom)) for i in p.images]
@@ -192,16 +199,19 @@ def contents_numbers(reader: PdfReader, pages: list[Page], contents_pages: range
             x0, y0, x1, y1 = (float(v) for v in annot["/Rect"])
             top, bottom = height - max(y0, y1), height - min(y0, y1)
             printed = [text for t, b, text, _ in page.lines if t < bottom and b > top]
-            numbers = re.findall(r"(\d+)\s*$", printed[-1] if printed else "")
+            numbers = re.findall(r"\s(\d+)\s*$", printed[-1] if printed else "")
             read += 1
             if not numbers or int(numbers[-1]) != target:
                 faults.append((number, printed[-1] if printed else "", target))
-    return read, faults
+    # an entry whose link Chromium draws as two rectangles (title, number) is one entry
+    return read, sorted(set(faults), key=faults.index)
 
 
 def headings_at_foot(pages: list[Page]) -> list[int]:
-    """Pages whose last line is a heading, on a page that holds more than headings."""
+    """Pages whose last line is a heading with no image, frame or table below it, on a page that holds
+    more than headings."""
     return [p.number for p in pages if p.lines and p.lines[-1][3] == {"H"}
+            and all(b <= p.lines[-1][1] + EDGE for _, b in p.blocks)
             and any(kinds != {"H"} for _, _, _, kinds in p.lines)]
 
 

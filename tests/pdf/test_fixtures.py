@@ -112,28 +112,32 @@ def test_an_untagged_pdf_is_caught(tmp_path):
 
 # A small book as the singlehtml builder writes it (contents, documents, an API page), with the
 # theme's frames: each typesetting check is proven on it, good and with the fault planted.
-CODE = "\n".join(f"value_{i} = compute({i})  # line {i}" for i in range(24))
-CELLS = "".join(f"<td>Proposition {i}</td><td>0.000{775 + i}</td><td>floor division</td>" for i in range(4))
+CODE = "\n".join(f"value_{i} = compute({i})  # line {i}" for i in range(75))
+CELLS = "".join(f"<td>Proposition {i}</td><td>0.000{775 + i}</td><td>floor division</td>" for i in range(6))
 SQUARE = ("data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='320' height='320'%3E"
           "%3Crect width='320' height='320' fill='%23999'/%3E%3C/svg%3E")
+HEADS = "".join(f"<th>{name} {i}</th>" for i in range(6) for name in ("Result", "Value", "Operation"))
 BOOK = f"""<!doctype html><html><head><meta charset="utf-8"><title>fixture book</title>
 <link rel="stylesheet" href="print.css"><style>body {{ margin: 0; font-size: 14px }}
-.cell_input {{ border: 1px solid #888; border-radius: 4px; padding: 4px; margin: 1em 0 }}
-div.highlight {{ background: #eee; break-inside: avoid; display: flex; flex-direction: column }}
-.bd-main .bd-content table {{ break-inside: avoid }} {{extra}}</style></head><body>
+div.cell > div.cell_input {{ border: 1px solid #ccc; border-left: medium solid #4a4; border-radius: 4px;
+  background: #f5f5f5; padding: 0 }}
+div.highlight, div[class*=highlight-] {{ break-inside: avoid; display: flex; flex-direction: column }}
+div.cell_input > div {{ margin: 0 !important }} .cell_input pre {{ margin: 0 }}
+.bd-main .bd-content table {{ break-inside: avoid }} nav ul li a.nav-link {{ display: block }} {{extra}}</style></head><body>
 <main class="bd-main"><div class="bd-content"><article class="bd-article">
 <div id="jb-print-toc"><div><h2>Contents</h2></div><nav><ul>
-<li class="toctree-l1"><a href="#document-ch1">1. Chapter one</a></li>
-<li class="toctree-l1"><a href="#document-ch2">2. Chapter two</a></li>
-<li class="toctree-l1"><a href="#document-api">Reference</a><ul>
+<li class="toctree-l1"><a class="nav-link" href="#document-ch1">1. Chapter one</a></li>
+<li class="toctree-l1"><a class="nav-link" href="#document-ch2">2. Chapter two</a></li>
+<li class="toctree-l1"><a class="nav-link" href="#document-api">Reference</a><ul>
 <li class="toctree-l2"><a href="#document-api/mod">The module</a></li></ul></li></ul></nav></div>
 <span id="document-ch1"></span><section id="ch1"><h2>Chapter one</h2>
 <p>Opening text, see <a href="#mod-func">the function</a>.</p><p>{{gap1}}</p>
-<div class="cell"><div class="cell_input"><div class="highlight"><pre>{CODE}</pre></div></div></div>
-<p class="force">After the code.</p><p>{{gap2}}</p>
+<div class="cell"><div class="cell_input"><div class="highlight-ipython3"><div class="highlight"><pre>{CODE}</pre>
+</div></div></div></div>
+<p>After the code.</p><p>{{gap2}}</p>
 <section id="sec"><h3>A section near the foot</h3><figure><img alt="a grey square" src="{SQUARE}"></figure>
-<p>{"Text of the section. " * 60}</p></section>
-<table><tbody><tr>{CELLS}</tr></tbody></table></section>
+<p>{"Text of the section on floor division. " * 40}</p></section>
+<table><thead><tr>{HEADS}</tr></thead><tbody><tr>{CELLS}</tr><tr>{CELLS}</tr></tbody></table></section>
 <span id="document-ch2"></span><section id="ch2"><h2 id="run-the-code">Chapter two</h2><p>{"Second chapter. " * 400}</p></section>
 <span id="document-api"></span><section id="api"><span id="api-reference"></span><h2>Reference</h2>
 <p>Every name.</p><div class="toctree-wrapper"><span id="document-api/mod"></span><section id="mod">
@@ -144,7 +148,7 @@ BOOK_DOCS = {"title": "Fixture book", "author": "A. Author", "edition": "1 Janua
              "unprinted": {"docs": ["api/mod"], "noteId": "api-reference", "note": "The module is online."}}
 #: Lines of text that put the code cell across the first page break (gap1), the section heading at the
 #: foot of a page (gap2).
-GAPS = {"gap1": 38, "gap2": 36}
+GAPS = {"gap1": 38, "gap2": 40}
 
 
 def print_book(tmp_path: Path, *, css: str = "", unprinted: bool = True, **options):
@@ -181,3 +185,40 @@ def test_a_good_book_passes_every_typesetting_check(tmp_path):
     text = " ".join(p.extract_text() for p in reader.pages)
     assert "The module is online." in text and "Reference text." not in text
     assert pagecheck.contents_numbers(reader, pages, range(2, 3))[0] == 3  # the API page's own entry is gone
+
+
+@pytest.mark.parametrize("check, css", [
+    # the frame's first line stays at the foot of a page, the code goes over (an empty frame, almost)
+    ("frames", ".cell_input::before { content: 'In [1]:'; display: block } .cell_input > div { break-before: page !important }"),
+    # cells wrapped anywhere: "Propos / ition", "0.000 / 775"
+    ("words", "table td { overflow-wrap: anywhere !important }"),
+    # the heading left alone when the figure after it moves over
+    ("headings", ".pdf-keep { break-inside: auto !important } h3 { padding-bottom: 0 !important;"
+                 " margin-bottom: 0.5rem !important; break-after: auto !important; break-inside: auto !important }"),
+    # a page break after the figure leaves its page mostly empty
+    ("half_empty", "#sec > p { break-before: page }"),
+    # page numbers at 6 pt, no running head in chapter one
+    ("furniture", "@page { @bottom-center { font-size: 6pt !important } }"
+                  " @page pdf-chapter-0 { @top-center { content: none !important } }"),
+])
+def test_each_typesetting_fault_is_caught(tmp_path, check, css):
+    _, reader, pages = print_book(tmp_path, css="@media print { " + css + " }")
+    found = book_faults(reader, pages)
+    assert found[check], found
+    assert all(not faults for name, faults in found.items() if name != check), found
+
+
+@pytest.mark.parametrize("options", [{"contents_numbers": False},  # the placeholders stay
+                                     {"css": ".pdf-contents li > a { display: inline !important }"}])  # "Chapter one4"
+def test_contents_without_page_numbers_are_caught(tmp_path, options):
+    _, reader, pages = print_book(tmp_path, **options)
+    assert [page for page, text, _ in book_faults(reader, pages)["contents"]] == [2, 2, 2]
+
+
+def test_a_printed_reference_is_caught(tmp_path):
+    """Printed, the module's reference pages make the appendix longer than its one page."""
+    _, reader, pages = print_book(tmp_path, unprinted=False)
+    span = [last - first + 1 for title, first, last in pagecheck.chapter_spans(reader, ["Reference"])]
+    assert span[0] > 1 and "Reference text." in " ".join(p.extract_text() for p in reader.pages)
+    _, reader, pages = print_book(tmp_path)
+    assert [last - first + 1 for title, first, last in pagecheck.chapter_spans(reader, ["Reference"])] == [1]

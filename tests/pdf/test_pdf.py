@@ -19,10 +19,12 @@ PDFS = {"full": ROOT / "_build" / "pdf" / "book.pdf", "student": ROOT / "_build"
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).parents[1]))
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
+import pagecheck  # noqa: E402
 import pdfcheck  # noqa: E402
 from print_pdf import MARGIN_MM  # noqa: E402
 from solution_leaks import chapter_notebooks, collect_solutions, pdf_leaks  # noqa: E402
 from student_source import strip_solutions  # noqa: E402
+from print_typeset import UNPRINTED_NOTE, unprinted_pages  # noqa: E402
 LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl"}
 
 
@@ -67,7 +69,32 @@ def toc_pages() -> list[Path]:
 
     for part in toc["parts"]:
         add(part["chapters"])
-    return [next(ROOT.glob(f + ".*")) for f in files]
+    unprinted = set(unprinted_pages(ROOT / "_toc.yml"))
+    return [next(ROOT.glob(f + ".*")) for f in files if f not in unprinted]
+
+
+def spans_of_chapters(reader) -> list[tuple[str, int, int]]:
+    """(bookmark title, first page, last page) of every chapter of ``_toc.yml``'s parts: its bookmark is
+    the shallowest whose title holds the chapter's title (the intro's guide to the chapters repeats them)."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    marks = pagecheck.outline_pages(reader)
+    titles = []
+    for part in toc["parts"]:
+        for chapter in part["chapters"]:
+            title, _ = source_headings(next(ROOT.glob(chapter["file"] + ".*")))
+            found = [(depth, -i) for i, (t, _, depth) in enumerate(marks) if pdfcheck._found(title, [t]) is not None]
+            assert found, f"no bookmark for the chapter {title!r}"
+            titles.append(marks[-min(found)[1]][0])
+    return pagecheck.chapter_spans(reader, titles)
+
+
+@pytest.fixture(scope="module")
+def pages(edition):
+    """Every page as pagecheck reads it (glyphs, drawn boxes, tags): several minutes for the book."""
+    path = PDFS[edition]
+    if not path.is_file():
+        pytest.fail(f"{path} does not exist: run `make pdf` and `make pdf-student` first")
+    return pagecheck.read_pages(path, MARGIN_MM)
 
 
 @pytest.fixture(scope="module", params=sorted(PDFS))
@@ -157,3 +184,58 @@ def test_the_student_pdf_holds_no_solution():
         pytest.fail(f"{path} does not exist: run `make pdf-student` first")
     hits = pdf_leaks(path, collect_solutions(chapter_notebooks()))
     assert not hits, f"{len(hits)} solution fragments in the student PDF:\n" + "\n".join(hits[:50])
+
+
+# What a typesetter checks, each proven on the fixture book of test_fixtures.py.  Counts on main
+# 5d65c01 (569 pages) before the print was set for paper are in the docstrings.
+
+
+def test_no_frame_is_split_leaving_fewer_than_two_lines(pdf, pages):
+    """A code or output box split over a page break keeps two lines on each side (before: BEFORE_FRAMES)."""
+    faults = pagecheck.split_frames(pages)
+    assert not faults, f"{len(faults)} frames cut with fewer than two lines on a side: (page, side, lines) {faults[:20]}"
+
+
+def test_no_table_cell_breaks_inside_a_number_or_word(pdf, pages):
+    """(before: BEFORE_WORDS)"""
+    faults = pagecheck.broken_table_words(pages)
+    assert not faults, f"{len(faults)} table cells broken inside a word or number: {faults[:20]}"
+
+
+def test_the_contents_give_the_page_of_each_entry(pdf, pages):
+    """Every entry of the contents ends with the page its link leads to (before: no number at all)."""
+    reader, _ = pdf
+    marks = pagecheck.outline_pages(reader)
+    first = next(page for title, page, _ in marks if title == "Contents")
+    last = min(page for _, page, _ in marks if page > first) - 1
+    read, faults = pagecheck.contents_numbers(reader, pages, range(first, last + 1))
+    assert read >= len(spans_of_chapters(reader)), read
+    assert not faults, f"contents entries without their page number: (page, line, target) {faults}"
+
+
+def test_no_heading_ends_a_page(pdf, pages):
+    """(before: BEFORE_HEADINGS)"""
+    faults = pagecheck.headings_at_foot(pages)
+    assert not faults, f"pages that end with a heading: {faults}"
+
+
+def test_a_page_inside_a_chapter_is_half_empty_only_before_a_block_taller_than_the_room(pdf, pages):
+    """At most five such pages, each before a block that did not fit (before: BEFORE_HALF)."""
+    reader, _ = pdf
+    found = pagecheck.half_empty(pages, pagecheck.openers(reader, spans_of_chapters(reader)))
+    assert len(found) <= 5, f"{len(found)} pages more than half empty inside chapters: {found}"
+    assert all(taller for _, _, taller in found), f"half-empty pages before a block that would fit: {found}"
+
+
+def test_the_api_reference_is_not_printed_and_the_pdf_says_where_it_is(pdf):
+    reader, text = pdf
+    appendix = [last - first + 1 for title, first, last in spans_of_chapters(reader) if "API reference" in title]
+    assert appendix and appendix[0] <= 40, appendix
+    assert normalise(UNPRINTED_NOTE) in text
+
+
+def test_page_numbers_of_8_pt_and_the_chapter_as_running_head(pdf, pages):
+    """(before: page numbers at 6 pt, no running head)"""
+    reader, _ = pdf
+    faults = pagecheck.furniture(pages, spans_of_chapters(reader))
+    assert not faults, f"{len(faults)} faults of page numbers or running heads: {faults[:20]}"
