@@ -76,7 +76,7 @@ _PREPARE_JS = r"""
     + `wheel, with the pinned requirements, among its downloads, and every chapter can be downloaded `
     + `there as a Jupyter notebook. The page <a href="#run-the-code">Run the code</a> gives the `
     + `commands that install the wheel and run a chapter.</p></div>`
-    + `<p class="pdf-licence">${licence}</p>`;
+    + (licence ? `<p class="pdf-licence">${licence}</p>` : '');
   const printHeader = document.getElementById('jb-print-docs-body');
   const toc = document.getElementById('jb-print-toc');
   const contents = document.createElement('section');

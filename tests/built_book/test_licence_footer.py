@@ -16,9 +16,9 @@ def test_every_page_has_the_licence_in_its_footer(edition):
     bare = []
     for page in toc_files(sections=True):
         soup = BeautifulSoup((root / f"{page}.html").read_text(encoding="utf-8"), "html.parser")
-        footer = soup.select_one("footer")
+        footer = soup.select_one("footer.bd-footer-content")  # the theme's page footer
         links = {a.get("href") for a in footer.select("a")} if footer else set()
-        text = footer.get_text(" ", strip=True) if footer else ""
+        text = " ".join(footer.get_text(" ").split()) if footer else ""
         if not ("https://creativecommons.org/licenses/by/4.0/" in links and "CC BY 4.0" in text
                 and "BSD 3-Clause" in text):
             bare.append(page)
