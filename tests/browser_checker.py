@@ -204,6 +204,8 @@ def check_page(
     page.set_viewport_size({"width": WIDTHS[0], "height": 900})
     page.goto(Path(path).resolve().as_uri(), wait_until="load")
     typesetter = page.evaluate(_TYPESETTER)
+    # every block laid out, as the reader sees it once scrolled there (book.css defers off-screen blocks)
+    page.add_style_tag(content="* { content-visibility: visible !important; }")
     page.evaluate("() => document.fonts.ready.then(() => true)")
     report = page.evaluate(_PAGE_REPORT)
     if screenshot is not None:
