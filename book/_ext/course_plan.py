@@ -23,6 +23,7 @@ from sphinx.util.nodes import nested_parse_with_titles
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from exercises import LEVELS, Exercise, chapter_notebooks, read_exercises  # noqa: E402
 
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 _DEFINED = re.compile(r"^\(([\w-]+)\)=|^:(?:label|name):[ \t]*([\w-]+)|\$\$[ \t]*\(([\w-]+)\)[ \t]*$", re.M)
 _CITED = re.compile(r"\{(?:ref|numref|prf:ref|eq)\}`(?:[^`<]*<)?([\w-]+)>?`")
 _IMPORTED = re.compile(r"^\s*(?:from|import)\s+companion\.(\w+)", re.M)
@@ -124,7 +125,9 @@ class CoursePlan(SphinxDirective):
     """``{course-plan}``: the generated tracks and per-chapter plan."""
 
     def run(self):
-        root = Path(self.env.srcdir)
+        # the project's own files, in both editions: the student edition's sources lack the solutions
+        # (which decide an exercise's kind) and course/ (whose hidden tests must not ship to students)
+        root = PROJECT_ROOT
         for path in chapter_notebooks(root) + [root / "course" / "plan.yml", root / "course" / "spec.yml"]:
             self.env.note_dependency(str(path))
         container = __import__("docutils.nodes", fromlist=["Element"]).Element()
