@@ -206,6 +206,7 @@ def check_page(
     typesetter = page.evaluate(_TYPESETTER)
     # every block laid out, as the reader sees it once scrolled there (book.css defers off-screen blocks)
     page.add_style_tag(content="* { content-visibility: visible !important; }")
+    page.evaluate("() => window.dispatchEvent(new Event('resize'))")  # the page's scripts see that layout
     page.evaluate("() => document.fonts.ready.then(() => true)")
     report = page.evaluate(_PAGE_REPORT)
     if screenshot is not None:
@@ -215,8 +216,11 @@ def check_page(
     schemes = {}
     for scheme in ("dark", "light"):  # the reader's system setting, changed while the page is open
         page.emulate_media(color_scheme=scheme)
-        schemes[scheme] = page.evaluate(  # once the page has handled the change (an event, then a frame)
-            "() => new Promise((done) => setTimeout(() => requestAnimationFrame(() => done(document.documentElement.dataset.theme)), 50))")
+        try:  # once the page has handled the change
+            page.wait_for_function("(s) => document.documentElement.dataset.theme === s", arg=scheme, timeout=5_000)
+        except PlaywrightTimeout:
+            pass
+        schemes[scheme] = page.evaluate("() => document.documentElement.dataset.theme")
     widths, overlaps = {}, {}
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 900})
