@@ -76,7 +76,7 @@ pdf: $(STAMP) $(NODE_STAMP)
 	$(BIN)/python book/_ext/print_pdf.py _build/singlehtml _build/pdf/book.pdf
 
 # The student edition printed by the same route: _build/pdf/student.pdf, "Student edition" on its title page.
-pdf-student: $(STAMP)
+pdf-student: $(STAMP) $(NODE_STAMP)
 	$(BIN)/python book/_ext/student_source.py $(STUDENT_SRC)
 	rm -rf _build/student/_build/singlehtml
 	$(BIN)/jupyter-book build $(STUDENT_SRC) --path-output _build/student --builder singlehtml --quiet
