@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit, logit, ndtri
 
-from .._checks import as_probabilities, as_real_array, as_rng, check_int, check_memory, check_open_unit
+from .._checks import as_probabilities, as_real_array, as_rng, check_int, check_memory, check_open_unit, check_size
 from .._memo import memoised
 from ..label_shift_weights import bbse, bbse_error_bound, label_shift_scenario
 from ..label_shift_weights.estimators import _batched_bbse
@@ -69,6 +69,8 @@ def scenario_partition(scenario, n_cuts: int = 4):
     """
     sc = label_shift_scenario(scenario)
     n_cuts = check_int(n_cuts, "n_cuts")
+    check_memory((n_cuts + 1) ** (sc.n_classes - 1) * sc.n_classes, "n_cuts",
+                 what=f"(n_cuts + 1)**{sc.n_classes - 1} bins x {sc.n_classes} classes of cell probabilities")
     if sc.n_classes == 2:
         contrasts = np.array([[-1.0, 1.0]])
         z = np.linspace(0.0, 1.0, n_cuts + 2)
@@ -198,6 +200,9 @@ def theorem4_check(
     n_cuts = check_int(n_cuts, "n_cuts")
     rng = as_rng(rng)
     k, n_bins, joint_p, theta_p, theta_q = _bin_laws(sc, n_cuts)
+    check_memory(n_reps * n_bins * k, "n_reps", item_bytes=32, what=f"{n_bins} bins x {k} classes per repetition")
+    check_memory(2 * n_reps * n_weights * (np.shape(sc.means)[1] + k), "n_weights",
+                 what="a source and a target sample (features and posteriors) per repetition")
     w_true = sc.weights
     counts = rng.multinomial(n_source, joint_p.ravel(), size=n_reps).reshape(n_reps, n_bins, k)
     n_bin = counts.sum(axis=2)
@@ -277,6 +282,8 @@ def target_guarantee_coverage(
     n_cuts = check_int(n_cuts, "n_cuts")
     rng = as_rng(rng)
     k, n_bins, joint_p, theta_p, theta_q = _bin_laws(sc, n_cuts)
+    check_memory(n_reps * (n_bins + k) * k, "n_reps", item_bytes=32,
+                 what=f"bin counts and confusion matrices ({n_bins} + {k}) x {k} per repetition")
     w_true = sc.weights
     confusion = sc.confusion_matrix("hard")
     nu = confusion @ w_true
@@ -487,7 +494,7 @@ def podkopaev_figure7(
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
-    n_splits = check_int(n_splits, "n_splits")
+    n_splits = check_size(n_splits, "n_splits", item_bytes=24, what="three float64 ECEs per split")
     n_bins = check_int(n_bins, "n_bins")
     p = _two_class_shares(source_prior, "source_prior")
     q = _two_class_shares(target_prior, "target_prior")

@@ -109,8 +109,8 @@ def _check_no_empty_bin(counts: np.ndarray, edges: np.ndarray) -> None:
     if np.any(counts == 0):
         empty = int(np.flatnonzero(counts == 0)[0])
         raise ValueError(
-            f"bin {empty} (edges {edges[empty]:.6g}, {edges[empty + 1]:.6g}) contains no sample point, "
-            "so its mean (eq. (9)) is undefined; use fewer bins or data without tied scores"
+            f"z has no sample point in bin {empty} (edges {edges[empty]:.6g}, {edges[empty + 1]:.6g}), "
+            "so the bin's mean (eq. (9)) is undefined; use fewer bins or data without tied scores"
         )
 
 

@@ -54,7 +54,8 @@ def decomposition_convergence(
     n_values = np.array([check_int(n, "n_values entries", minimum=2) for n in np.atleast_1d(n_values)])
     if np.unique(n_values).size < 2:
         raise ValueError("n_values must hold at least two distinct sample sizes (a rate is fitted across them)")
-    n_reps = check_int(n_reps, "n_reps", minimum=1)
+    n_reps = check_size(n_reps, "n_reps", item_bytes=8 * n_values.size * len(DECOMPOSITION_TERMS),
+                        what=f"{len(DECOMPOSITION_TERMS)} terms per sample size and repetition")
     rng = as_rng(rng)
     scenario = GaussianMixture(prior, mu)
     n_bins = np.ceil(n_values ** (1.0 / 3.0) - 1e-9).astype(int)

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._checks import as_real_array, as_rng, check_int, check_nonempty, check_open_unit, check_real
+from .._checks import as_real_array, as_rng, check_int, check_memory, check_nonempty, check_open_unit, check_real, check_size
 from .._memo import memoised
 from ..label_shift_weights import bbse
 from ..scenarios import three_class_gaussian, two_class_gaussian
@@ -121,6 +121,18 @@ def _int_list(values, name: str, length: int | None = None) -> list:
     return [check_int(v, name) for v in items]
 
 
+#: Memory of one sampled point in the simulations: a 2-d feature, its label, three posteriors, three scores
+#: and a prediction set, in 8-byte entries (a generous round figure).
+_POINT_BYTES = 128
+
+
+def _check_sample_sizes(n_at_once: int, **sizes) -> None:
+    """Refuse, naming it, a per-simulation sample size whose ``n_at_once`` simultaneous draws exceed the memory limit."""
+    for name, n in sizes.items():
+        check_memory(n_at_once * n, name, item_bytes=_POINT_BYTES,
+                     what=f"{n_at_once} simulation(s) at a time x {name} points, each with features, posteriors and scores")
+
+
 def _chunks(total: int, size: int):
     start = 0
     while start < total:
@@ -160,6 +172,8 @@ def conformal_figure1(
     n_sims, n_cal, n_weights, n_test, chunk = (check_int(v, name) for v, name in
                                                ((n_sims, "n_sims"), (n_cal, "n_cal"), (n_weights, "n_weights"),
                                                 (n_test, "n_test"), (chunk, "chunk")))
+    check_memory(n_sims, "n_sims", item_bytes=72, what="coverage and size of three methods and three weights per simulation")
+    _check_sample_sizes(min(chunk, n_sims), n_cal=n_cal, n_weights=n_weights, n_test=n_test)
     alpha = check_open_unit(alpha, "alpha")
     rng = as_rng(rng)
     sc = three_class_gaussian()
@@ -249,7 +263,7 @@ def conformal_figure1_digits(
     """
     from sklearn.datasets import load_digits
 
-    n_splits = check_int(n_splits, "n_splits")
+    n_splits = check_size(n_splits, "n_splits", item_bytes=64, what="coverage, size and weights per split")
     alpha = check_open_unit(alpha, "alpha")
     rng = as_rng(rng)
     p = as_real_array(source_prior, "source_prior")
@@ -319,6 +333,7 @@ def randomization_draw(n_cal: int = 1000, n_test: int = 1000, alpha: float = 0.0
     ``x`` and ``sets[name]`` (``(n_test, 2)`` boolean), ``thresholds``.
     """
     n_cal, n_test = check_int(n_cal, "n_cal"), check_int(n_test, "n_test")
+    _check_sample_sizes(1, n_cal=n_cal, n_test=n_test)
     alpha = check_open_unit(alpha, "alpha")
     rng = as_rng(rng)
     sc = two_class_gaussian()
@@ -353,6 +368,8 @@ def randomization_study(n_sims: int = 1000, n_cal: int = 1000, n_test: int = 500
     """
     n_sims, n_cal, n_test, chunk = (check_int(v, nm) for v, nm in
                                     ((n_sims, "n_sims"), (n_cal, "n_cal"), (n_test, "n_test"), (chunk, "chunk")))
+    check_memory(n_sims, "n_sims", item_bytes=96, what="coverage, size, threshold and agreement of three schemes per simulation")
+    _check_sample_sizes(min(chunk, n_sims), n_cal=n_cal, n_test=n_test)
     alpha = check_open_unit(alpha, "alpha")
     rng = as_rng(rng)
     sc = two_class_gaussian()
@@ -388,6 +405,8 @@ def thresholds_by_calibration_size(n_values=(100, 300, 1000, 3000, 10000), n_sim
     """
     n_values = np.asarray(_int_list(n_values, "n_values"))
     n_sims = check_int(n_sims, "n_sims")
+    check_memory(n_sims * (3 * n_values.size + int(n_values.max())), "n_sims", item_bytes=_POINT_BYTES,
+                 what="three thresholds per calibration size and a calibration sample of the largest size per simulation")
     alpha = check_open_unit(alpha, "alpha")
     rng = as_rng(rng)
     sc = two_class_gaussian()
@@ -429,9 +448,11 @@ def label_conditional_draw(n_train: int = 1000, n_cal: int = 350, n_test: int = 
     rng = as_rng(rng)
     alpha = check_open_unit(alpha, "alpha")
     sc = three_class_gaussian()
-    xtr, ytr = sc.sample(check_int(n_train, "n_train"), rng, "source")
-    xc, yc = sc.sample(check_int(n_cal, "n_cal"), rng, "source")
-    xe, ye = sc.sample(check_int(n_test, "n_test"), rng, "source")
+    n_train, n_cal, n_test = check_int(n_train, "n_train"), check_int(n_cal, "n_cal"), check_int(n_test, "n_test")
+    _check_sample_sizes(1, n_train=n_train, n_cal=n_cal, n_test=n_test)
+    xtr, ytr = sc.sample(n_train, rng, "source")
+    xc, yc = sc.sample(n_cal, rng, "source")
+    xe, ye = sc.sample(n_test, rng, "source")
     prob = lda_posteriors(xtr, ytr, np.concatenate([xc, xe]), 3)
     pc, pe = prob[:n_cal], prob[n_cal:]
     cal = true_label_scores(conformal_scores(pc, "randomized", rng), yc)
@@ -466,6 +487,8 @@ def label_conditional_study(n_sims: int = 1000, n_train: int = 1000, n_test: int
     """
     n_sims, chunk = check_int(n_sims, "n_sims"), check_int(chunk, "chunk")
     n_train, n_test = check_int(n_train, "n_train", minimum=4), check_int(n_test, "n_test")
+    check_memory(n_sims, "n_sims", item_bytes=64, what="coverage, three per-class coverages, size and absent count per simulation and method")
+    _check_sample_sizes(min(chunk, n_sims), n_train=n_train, n_test=n_test)
     alpha = check_open_unit(alpha, "alpha")
     rng = as_rng(rng)
     sc = three_class_gaussian()

@@ -22,10 +22,10 @@ from fractions import Fraction
 import numpy as np
 from scipy.stats import binom
 
-from .._checks import as_real_array, as_rng, check_int, check_open_unit
+from .._checks import as_real_array, as_rng, check_int, check_memory, check_open_unit, check_size
 from .._memo import memoised
 from ..scenarios import three_class_gaussian
-from .experiments import _chunks, _int_list
+from .experiments import _check_sample_sizes, _chunks, _int_list
 from .thresholds import (
     coverage,
     label_conditional_thresholds,
@@ -145,6 +145,8 @@ def coverage_guarantee_check(n_sims: int = 4000, n_cal: int = 24, n_test: int = 
     n_sims, n_cal, n_test, n_cal_lc, chunk = (check_int(v, nm) for v, nm in
                                               ((n_sims, "n_sims"), (n_cal, "n_cal"), (n_test, "n_test"),
                                                (n_cal_lc, "n_cal_lc"), (chunk, "chunk")))
+    check_memory(n_sims, "n_sims", item_bytes=64, what="seven coverages and masses per simulation")
+    _check_sample_sizes(min(chunk, n_sims), n_cal=n_cal, n_test=n_test, n_cal_lc=n_cal_lc)
     alpha = check_open_unit(alpha, "alpha")
     rng = as_rng(rng)
     sc = three_class_gaussian()
@@ -209,7 +211,7 @@ def bernoulli_quantile_jump(n_values=(10, 100, 1000, 10000), offsets=(-0.02, 0.0
     Shapes ``(len(offsets), len(n_values))``.
     """
     alpha = check_open_unit(alpha, "alpha")
-    n_reps = check_int(n_reps, "n_reps")
+    n_reps = check_size(n_reps, "n_reps", item_bytes=16, what="binomial counts and sample means of one repetition")
     rng = as_rng(rng)
     n_values = np.asarray(_int_list(n_values, "n_values"))
     offsets = as_real_array(offsets, "offsets")

@@ -181,13 +181,16 @@ def fit_label_shift_estimators(
     :math:`\lfloor n_Q^{1/3}\rfloor` on the target sample.  The target
     forecasts are used only by TARGET.
     """
-    if n_bins_source is not None:
-        n_bins_source = check_int(n_bins_source, "n_bins_source")
-    if n_bins_target is not None:
-        n_bins_target = check_int(n_bins_target, "n_bins_target")
+    z_source = as_probabilities(z_source, "z_source")
     z_target = as_probabilities(z_target, "z_target")
     y_target = as_labels(y_target, "y_target")
     check_same_length(z_target=z_target, y_target=y_target)
+    for name, n_bins, z in (("n_bins_source", n_bins_source, z_source), ("n_bins_target", n_bins_target, z_target)):
+        if n_bins is not None and check_int(n_bins, name) > z.size // 2:
+            raise ValueError(f"{name} must be at most half the sample size ({z.size // 2}: uniform-mass binning "
+                             f"needs two points per bin), got {n_bins}")
+    n_bins_source = None if n_bins_source is None else int(n_bins_source)
+    n_bins_target = None if n_bins_target is None else int(n_bins_target)
     composite = CompositeRecalibrator(n_bins_source).fit(z_source, y_source, y_target)
     n_bins_target = cube_root_bins(z_target.size) if n_bins_target is None else n_bins_target
     target = UniformMassBinning(n_bins_target).fit(z_target, y_target)

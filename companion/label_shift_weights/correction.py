@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._checks import SIMPLEX_ATOL, as_real_array, as_weights, check_int, check_real, simplex_tolerance
+from .._checks import SIMPLEX_ATOL, as_real_array, as_weights, check_real, check_size, simplex_tolerance
 
 
 __all__ = [ "as_simplex_rows", "encode_labels", "posterior_correction"]
@@ -65,7 +65,7 @@ def encode_labels(y, name: str, n_classes: int, classes=None) -> tuple[np.ndarra
     classes : numpy.ndarray
         The labels of the columns, in column order.
     """
-    n_classes = check_int(n_classes, "n_classes", minimum=2)
+    n_classes = check_size(n_classes, "n_classes", minimum=2, what="the int64 class codes 0, ..., n_classes - 1")
     y = _as_label_vector(y, name)
     if classes is None and y.dtype.kind in "iu" and y.min() >= 0 and y.max() < n_classes:
         # labels that are already the positions 0, ..., k-1: no sort, the labels are the codes

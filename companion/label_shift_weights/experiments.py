@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logit, ndtr
 
-from .._checks import as_real_array, as_rng, as_sizes, check_int, check_open_unit, check_positive
+from .._checks import as_real_array, as_rng, as_sizes, check_int, check_memory, check_open_unit, check_positive, check_size
 from .._memo import memoised
 from .._numerics import loglog_fit
 from ..calibration_sharpness import UniformMassBinning
@@ -71,6 +71,17 @@ def _n_values(values, name: str, minimum: int = 2) -> np.ndarray:
     if arr.size < 2 or np.any(np.diff(arr) <= 0):
         raise ValueError(f"{name} must hold at least two increasing sample sizes")
     return arr
+
+
+def _point_entries(sc: GaussianLabelShift) -> int:
+    """Float64 entries one sampled point takes in the drivers: its features, its label and two posterior rows."""
+    return np.shape(sc.means)[1] + 2 * sc.n_classes + 1
+
+
+def _check_rep_memory(sc: GaussianLabelShift, n_reps: int, n_values: np.ndarray, per_rep: int) -> None:
+    """Refuse ``n_reps`` if ``per_rep`` outputs plus a source and a target sample of the largest size, per repetition, exceed the memory limit."""
+    check_memory(n_reps * (per_rep + 2 * int(n_values.max()) * _point_entries(sc)), "n_reps",
+                 what=f"{per_rep} outputs and two samples of up to {int(n_values.max())} points per repetition")
 
 
 def _source_batch(sc: GaussianLabelShift, n: int, n_reps: int, rng: np.random.Generator):
@@ -153,7 +164,8 @@ def weight_estimation_rates(
     n_values = _n_values(n_values, "n_values", minimum=50)
     n_reps = check_int(n_reps, "n_reps")
     rlls_scale = check_positive(rlls_scale, "rlls_scale")
-    n_eval = check_int(n_eval, "n_eval")
+    n_eval = check_size(n_eval, "n_eval", item_bytes=8 * _point_entries(sc), what="features, label and two posteriors per point")
+    _check_rep_memory(sc, n_reps, n_values, 2 * n_values.size * len(WEIGHT_METHODS) * sc.n_classes)
     rng = as_rng(rng)
     k, w_true = sc.n_classes, sc.weights
     x_eval, _ = sc.sample(n_eval, rng, "target")
@@ -231,7 +243,9 @@ def miscalibration_study(
     n_values = _n_values(n_values, "n_values", minimum=50)
     n_reps = check_int(n_reps, "n_reps")
     slope = check_positive(slope, "slope")
-    n_limit = check_int(n_limit, "n_limit")
+    n_limit = check_size(n_limit, "n_limit", item_bytes=16 * _point_entries(sc),
+                         what="a source and a target sample, features, label and two posteriors per point")
+    _check_rep_memory(sc, n_reps, n_values, 2 * n_values.size * len(MISCALIBRATION_METHODS) * sc.n_classes)
     rng = as_rng(rng)
     k, w_true = sc.n_classes, sc.weights
     bias = np.linspace(0.0, 0.6, k) if bias is None else as_real_array(bias, "bias")
@@ -358,6 +372,8 @@ def remark5_rates(
     n_target_values = _n_values(n_target_values, "n_target_values", minimum=10)
     n_reps = check_int(n_reps, "n_reps")
     n_bins = check_int(n_bins, "n_bins", minimum=2)
+    check_memory(n_reps * (2 * n_target_values.size * len(REMARK5_METHODS) * 6 + 8 * n_bins), "n_reps",
+                 what=f"bin arrays of {n_bins} bins and six results per method and target size, per repetition")
     p1 = check_open_unit(source_prior, "source_prior")
     q1 = check_open_unit(target_prior, "target_prior")
     rng = as_rng(rng)
@@ -373,7 +389,8 @@ def remark5_rates(
         src_joint = np.broadcast_to(joint_p, (n_reps, n_bins, 2))
         edges_all = np.broadcast_to(edges, (n_reps, n_bins + 1))
     else:
-        n_source = check_int(n_source, "n_source", minimum=2 * n_bins)
+        n_source = check_size(n_source, "n_source", minimum=2 * n_bins, item_bytes=32,
+                              what="four float64 arrays of length n_source in one uniform-mass fit")
         edges_all = np.empty((n_reps, n_bins + 1))
         theta = np.empty((n_reps, n_bins))
         src_joint = np.empty((n_reps, n_bins, 2))

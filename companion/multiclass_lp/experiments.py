@@ -16,9 +16,11 @@ from .._checks import (
     as_sequence,
     as_sizes,
     check_int,
+    check_memory,
     check_nonempty,
     check_open_unit,
     check_positive,
+    check_size,
 )
 from .._memo import memoised
 from .baselines import ClasswiseBinning, TemperatureScaling, TopLabelBinning
@@ -109,6 +111,10 @@ def _grid_arrays(grid, keys: tuple, ndim: int, name: str = "grid") -> dict:
     return out
 
 
+#: Atoms of the chapter's scenario (:func:`book_multiclass_scenario`).
+_N_ATOMS = 4000
+
+
 def book_multiclass_scenario(k: int, seed: int = 1, temperature: float = 0.5) -> MulticlassScenario:
     r"""The chapter's scenario for ``k`` classes: 4000 atoms, true label law :math:`\mathrm{softmax}(t z + b)`, :math:`t = 1/2`.
 
@@ -116,12 +122,12 @@ def book_multiclass_scenario(k: int, seed: int = 1, temperature: float = 0.5) ->
     forecaster's sharpness and spread are :data:`MULTICLASS_SETTINGS` (other
     ``k`` use those of ``k = 5``).
     """
-    k = check_int(k, "k", minimum=2)
+    k = check_size(k, "k", minimum=2, item_bytes=_N_ATOMS * 32, what=f"four float64 arrays of {_N_ATOMS} atoms x k classes")
     if not isinstance(seed, np.random.Generator):
         seed = check_int(seed, "seed", minimum=0)
     temperature = check_positive(temperature, "temperature")
     settings = MULTICLASS_SETTINGS.get(k, MULTICLASS_SETTINGS[5])
-    return MulticlassScenario(k, 4000, temperature=temperature, seed=seed, **settings)
+    return MulticlassScenario(k, _N_ATOMS, temperature=temperature, seed=seed, **settings)
 
 
 def _discretised(scenario: MulticlassScenario, lam: float) -> np.ndarray:
@@ -205,6 +211,8 @@ def lp_error_grid(
     p_values = _exponents(p_values)
     configs = _configs(configs)
     n_reps = check_int(n_reps, "n_reps")
+    check_memory(n_reps * len(k_values) * len(configs) * n_values.size * (10 + p_values.size), "n_reps",
+                 what=f"{10 + p_values.size} results per (k, configuration, n, repetition)")
     lam, m = check_lam(lam)
     rng = as_rng(rng)
     shape = (len(k_values), len(configs), n_values.size, n_reps)
@@ -387,6 +395,7 @@ def squared_error_vs_lam(
     n = check_int(n, "n", minimum=10)
     n_reps = check_int(n_reps, "n_reps")
     configs = _configs(configs)
+    check_memory(n_reps * lams.size * len(configs) * 2, "n_reps", what="two results per (lam, configuration, repetition)")
     rng = as_rng(rng)
     sc = book_multiclass_scenario(k)
     sq_f = sc.evaluate(sc.atoms, 0.5)["squared_error"]
@@ -439,8 +448,9 @@ def method_comparison(
     n = check_int(n, "n", minimum=10)
     n_reps = check_int(n_reps, "n_reps")
     lam, _ = check_lam(lam)
-    n_bins = check_int(n_bins, "n_bins")
+    n_bins = check_size(n_bins, "n_bins", item_bytes=16 * k, what=f"edges and values of {k} class-wise binnings")
     p_values = _exponents(p_values)
+    check_memory(n_reps * 7 * (p_values.size + 4), "n_reps", what=f"{p_values.size + 4} metrics of seven methods per repetition")
     rng = as_rng(rng)
     sc = book_multiclass_scenario(k)
     methods = ["forecaster f", "discretised c(r(f))", "algorithm, noise + pools", "algorithm, plain",
@@ -494,6 +504,7 @@ def full_version_demo(k: int = 3, lam: float = 0.5, temperature: float = 0.2, n:
     n = check_int(n, "n", minimum=10)
     n_reps = check_int(n_reps, "n_reps")
     p_values = _exponents(p_values)
+    check_memory(n_reps * (10 + p_values.size), "n_reps", what=f"{10 + p_values.size} results per repetition")
     rng = as_rng(rng)
     sc = book_multiclass_scenario(k, temperature=temperature)
     disc = sc.evaluate(_discretised(sc, lam), lam, p_values)

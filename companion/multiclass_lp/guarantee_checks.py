@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from .._checks import as_rng, as_sequence, as_sizes, check_int, check_memory, check_open_unit, check_positive
+from .._checks import as_rng, as_sequence, as_sizes, check_int, check_memory, check_open_unit, check_positive, check_size
 from .bounds import lemma7_sizes
 from .errors import calibration_error_terms
 from .experiments import _discretised, _exponents, book_multiclass_scenario
@@ -124,7 +124,7 @@ def level_set_mass_check(k: int = 5, lam: float = 0.1, threshold: float = 0.05, 
     lam, m = check_lam(lam)
     threshold = check_open_unit(threshold, "threshold")
     delta = check_open_unit(delta, "delta")
-    n_reps = check_int(n_reps, "n_reps")
+    n_reps = check_size(n_reps, "n_reps", item_bytes=9, what="the worst error (float64) and failure flag (bool) per repetition")
     rng = as_rng(rng)
     sc = book_multiclass_scenario(k)
     sizes = lemma7_sizes(threshold, level_set_count(sc.n_classes, lam), delta)

@@ -256,10 +256,18 @@ def rounding(probs, lam) -> np.ndarray:
     return _counts(*_rows_for_counts(probs, m)) / m
 
 
+#: Largest exact count :func:`grid_size` computes (bits): a 512 KiB integer, about a second of big-integer powers.
+_MAX_COUNT_BITS = 2**22
+
+
 def grid_size(k: int, lam) -> int:
     r""":math:`|\Lambda^k| = (1/\lambda + 1)^k`, the number of cells of the product grid of earlier work."""
     k = check_int(k, "k", minimum=2)
     _, m = check_lam(lam)
+    bits = k * math.log2(m + 1)
+    if bits > _MAX_COUNT_BITS:
+        raise ValueError(f"k is too large: the exact count (1/lam + 1)**k = {m + 1}**{k} has about {bits:.3g} bits "
+                         f"({bits / 2**23:.3g} MiB), above the {_MAX_COUNT_BITS} bits (512 KiB) computed exactly here")
     return (m + 1) ** k
 
 

@@ -18,6 +18,7 @@ from .._checks import (
     as_rng,
     as_sizes,
     check_int,
+    check_memory,
     check_positive,
     check_same_length,
     check_tolerance,
@@ -400,6 +401,7 @@ def sampled_table1(
     ex = _example(example)
     exact_rows = tasche_table1(ex)[1:]
     methods = tuple(r.method for r in exact_rows)
+    check_memory(n_reps * n_values.size * len(methods), "n_reps", what=f"{len(methods)} results per (n, repetition)")
     mean_sqrt = np.empty((n_values.size, n_reps, len(methods)))
     for i, n in enumerate(n_values):
         for r in range(n_reps):

@@ -92,7 +92,12 @@ def _qmm(x, f, q, auc, link, *, what, xtol, max_iter) -> tuple[float, float, np.
             return None
         return implied_auc(post, f) - auc
 
-    lo = np.log(1e-3 / float(np.sqrt(f @ (x - f @ x) ** 2)))
+    dev = x - f @ x
+    spread = float(np.sqrt(f @ dev**2))  # the scores' sd under the target masses; a * sd = 1e-3 is a nearly flat map
+    if spread < 1e-150:  # the square underflows (tiny scores): the same sd, scaled first
+        scale = float(np.max(np.abs(dev[f > 0.0])))
+        spread = scale * float(np.sqrt(f @ (dev / scale) ** 2))
+    lo = np.log(1e-3) - np.log(spread) if spread < 1e-150 else np.log(1e-3 / spread)
     g_lo = auc_gap(lo)
     if g_lo is None or g_lo >= 0.0:
         raise InfeasibleSystemError(
