@@ -206,3 +206,17 @@ def test_well_separated_classes_solve_without_warnings_and_saturate_edges():
     for fit in fits:
         edges, values = fit.edges[0], fit.values[0]
         assert np.all(np.diff(edges) >= 0) and edges[-2] == 1.0 and np.all((values >= 0) & (values <= 1))
+
+
+def test_large_separation_keeps_the_separated_law_and_refuses_what_float64_cannot_resolve():
+    """From mu = 40 on the classes do not overlap, so the mean class-1 counts of the bins are their separated
+    limit (``umb_expected_bin_ones`` at mu = 40, by quadrature); the Newton stop scaled by |x| gave bin 3 of
+    B = 6 about 16 ones instead of 6.3 at mu = 1e8 (35 standard errors)."""
+    limit = umb_expected_bin_ones(1000, 6, mu=40.0)
+    for mu in (1e8, 1e12):
+        fits = umb_exact_fits(1000, [6], n_reps=3000, mu=mu, rng=1)
+        ones = np.array([f.values[0] * f.counts[0] for f in fits])
+        se = np.maximum(ones.std(axis=0) / np.sqrt(len(ones)), 1e-9)
+        assert np.all(np.abs(ones.mean(axis=0) - limit) <= 4 * se + 1e-9), (mu, ones.mean(axis=0), limit)
+    with pytest.raises(ValueError, match="mu"):
+        umb_exact_fits(1000, [6], mu=1e13)

@@ -41,6 +41,9 @@ _MAX_QUADRATURE_N = 10**5
 
 #: Class separation from which :func:`umb_expected_bin_ones` returns its separated limit (overlap below 1e-350).
 _SEPARATED_MU = 40.0
+#: Largest class separation the exact sampler takes: the spacing of float64 at 1e12 is 1.2e-4, and a
+#: point's offset from its class mean (the quantity the class masses depend on) must stay resolved.
+_MAX_EXACT_MU = 1e12
 
 #: Iteration cap of the safeguarded Newton solve (bisection alone needs about 60 halvings of the 2 mu bracket).
 _MAX_NEWTON = 100
@@ -53,12 +56,22 @@ _LOG_SQRT_2PI = 0.5 * np.log(2.0 * np.pi)
 # ---------------------------------------------------------------------------
 
 
+def _exact_scenario(prior, mu) -> GaussianMixture:
+    """The scenario of the exact sampler, with ``mu`` small enough for float64 to resolve offsets from it."""
+    scenario = GaussianMixture(prior, mu)
+    if scenario.mu > _MAX_EXACT_MU:
+        raise ValueError(f"mu must be at most {_MAX_EXACT_MU:.0e} for the exact sampler: beyond it float64 cannot "
+                         f"resolve a point's offset from its class mean; got {scenario.mu:g}")
+    return scenario
+
+
 def _newton(u: np.ndarray, x: np.ndarray, prior: float, mu: float) -> np.ndarray:
     """Solve ``log F(x) = log u`` for ``F = (1-prior) Phi(x + mu) + prior Phi(x - mu)``, Newton from ``x``.
 
     The bracket ``ndtri(u) -+ mu`` holds the root because ``Phi(x - mu) <= F(x) <= Phi(x + mu)``;
     a step that leaves it is replaced by bisection.  Stops after a Newton step
-    below ``1e-8 (1 + |x|)``: by quadratic convergence its result is accurate to rounding.
+    below ``1e-8 (1 + |x -+ mu|)`` (the offset from the nearer class mean) or four float spacings of
+    ``x``: by quadratic convergence its result is accurate to rounding.
     """
     log_u, centre = np.log(u), ndtri(u)
     lo, hi = centre - mu, centre + mu
@@ -74,7 +87,9 @@ def _newton(u: np.ndarray, x: np.ndarray, prior: float, mu: float) -> np.ndarray
         with np.errstate(over="ignore", invalid="ignore"):  # a step too long to represent is not finite: bisect
             new = xa - gap * np.exp(log_cdf - log_pdf)
         inside = (new >= la) & (new <= ha)
-        done = inside & (np.abs(new - xa) <= 1e-8 * (1.0 + np.abs(xa)))
+        # the scale of a step is the offset from the nearer class mean, not |x| (x is near -+mu when mu is large)
+        done = inside & (np.abs(new - xa) <= np.maximum(1e-8 * (1.0 + np.minimum(np.abs(xa - mu), np.abs(xa + mu))),
+                                                        4.0 * np.spacing(np.abs(xa))))
         new = np.where(inside, new, 0.5 * (la + ha))
         x[active], lo[active], hi[active] = new, la, ha
         active = active[~done]
@@ -118,7 +133,7 @@ def umb_logit_quantile(u, prior: float = 0.5, mu: float = 2.0, upper: bool = Fal
     """
     u = as_probabilities(u, "u", ndim=np.ndim(u), open_interval=True)
     upper = check_bool(upper, "upper")
-    scenario = GaussianMixture(prior, mu)
+    scenario = _exact_scenario(prior, mu)
     flat = u.ravel()
     if upper:
         x = -_lower_quantile(flat, 1.0 - scenario.prior, scenario.mu)
@@ -195,9 +210,9 @@ def umb_exact_fits(n: int, n_bins_values, n_reps: int = 1, prior: float = 0.5, m
     a sample of that law.  The order statistics are drawn on the logit scale
     (:func:`umb_logit_quantile`) and the edges are their ``expit``: beyond
     ``|logit z| = 36.7`` that rounds to exactly 0 or 1 in float64, so at a
-    large ``mu`` (say 40) neighbouring edges can tie at 1 (non-decreasing,
+    large ``mu`` (say 40) neighbouring upper edges can tie at 1 (non-decreasing,
     not increasing).  The counts and values are drawn on the logit scale and
-    stay exact.
+    stay exact up to ``mu = 1e12``; a larger ``mu`` is refused.
     """
     n = check_int(n, "n", minimum=2, maximum=_MAX_EXACT_N)
     n_bins_values = np.array(as_sizes(n_bins_values, "n_bins_values", scalar=True), dtype=np.int64)
@@ -206,7 +221,7 @@ def umb_exact_fits(n: int, n_bins_values, n_reps: int = 1, prior: float = 0.5, m
         raise ValueError(f"n_bins_values entries must be at most n / 2 = {n // 2} (Definition 6), got {int(n_bins_values.max())}")
     _check_bins(n_reps, n_bins_values)
     rng = as_rng(rng)
-    scenario = GaussianMixture(prior, mu)
+    scenario = _exact_scenario(prior, mu)
     ranks, positions = _rank_union(n, n_bins_values)
     x, ones_below = _draw(scenario, n, ranks, n_reps, rng)
     inf = np.full((n_reps, 1), np.inf)
@@ -301,7 +316,7 @@ def umb_risk_grid_exact(
         n_values, n_bins_values, n_reps, lambda v, name: _check_n(v, f"{name} entries"))
     _check_bins(n_reps, n_bins_values)
     rng = as_rng(rng)
-    scenario = GaussianMixture(prior, mu)
+    scenario = _exact_scenario(prior, mu)
     for i, n in enumerate(n_values):
         bins = n_bins_values[valid[i]]
         if bins.size == 0:
