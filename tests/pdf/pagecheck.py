@@ -236,8 +236,8 @@ def _filled(page: Page) -> float:
 def half_empty(pages: list[Page], openers: set[int], fraction: float = 0.5) -> list[tuple[int, float, bool]]:
     """Pages inside a chapter (the next page is none of ``openers``, the first pages of chapters and parts)
     with more than ``fraction`` of the text area empty at the foot: (page, empty fraction, whether the
-    next page's first block, an image, frame or table starting in its first 80 points, is taller than
-    the room that was left)."""
+    next page's first block, an image, frame or table starting in its first 80 points with the lines
+    set close under it (a caption), is taller than the room that was left)."""
     out = []
     for page, following in zip(pages, pages[1:]):
         room = page.bottom - _filled(page)
@@ -245,7 +245,11 @@ def half_empty(pages: list[Page], openers: set[int], fraction: float = 0.5) -> l
         if empty <= fraction or following.number in openers or not page.lines:
             continue
         firsts = [b for t, b in following.blocks if t < following.top + 80]
-        out.append((page.number, round(empty, 2), bool(firsts) and max(firsts) - following.top > room))
+        end = max(firsts, default=following.top)
+        for t, b, _, _ in following.lines:  # the caption and lines set close under it belong to the block
+            if firsts and end - 1 < t < end + 14:
+                end = max(end, b)
+        out.append((page.number, round(empty, 2), bool(firsts) and end - following.top > room))
     return out
 
 
