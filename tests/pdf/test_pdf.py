@@ -143,7 +143,7 @@ def test_the_outline_has_every_chapter_and_its_sections(pdf):
     reader, _ = pdf
     tree = pdfcheck.outline_tree(reader)
     chapters = [source_headings(path) for path in toc_pages()]
-    assert len(chapters) > 20
+    assert len(chapters) > 12  # the printed pages: the root, 15 chapters (the API pages are not printed)
     missing = pdfcheck.missing_from_outline(tree, chapters)
     assert not missing, f"missing from the PDF's bookmarks: {missing}"
     parts = [p["caption"] for p in yaml.safe_load((ROOT / "_toc.yml").read_text())["parts"]]
