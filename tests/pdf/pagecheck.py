@@ -34,6 +34,7 @@ class Page:
     foot: str = ""  # the text in the bottom margin (the page number)
     foot_size: float = 0.0  # the smallest glyph in the bottom margin, in points
     frames: list = field(default_factory=list)  # (x0, top, x1, bottom) of drawn boxes
+    images: list = field(default_factory=list)  # (top, bottom) of images
     blocks: list = field(default_factory=list)  # (top, bottom) of images, frames and tables
     cells: list = field(default_factory=list)  # lines of each table cell: [[text, ...], ...]
 
@@ -89,6 +90,7 @@ def read_pages(path, margin_mm: dict[str, float]) -> list[Page]:
         for p in pdf.pages:
             page = Page(p.page_number, float(p.height), margin_mm["top"] * MM,
                         float(p.height) - margin_mm["bottom"] * MM)
+            left, right = margin_mm["left"] * MM, float(p.width) - margin_mm["right"] * MM
             kinds = _tag_kinds(p.structure_tree)
             body, cells, tables = [], {}, {}
             for c in p.chars:
@@ -111,21 +113,26 @@ def read_pages(path, margin_mm: dict[str, float]) -> list[Page]:
                 page.blocks.append((min(c["top"] for c in chars), max(c["bottom"] for c in chars)))
             for box in p.rects + p.curves:
                 # drawn boxes as wide as a frame, on this page (Chromium draws a box whole and clips
-                # it to the page), not white (the page's own background)
+                # it to the page), inside the column (a box's shadow reaches past it), not white
+                # (the page's own background)
                 top, bottom = max(box["top"], page.top), min(box["bottom"], page.bottom)
                 colour = box.get("non_stroking_color") if box.get("fill") else box.get("stroking_color")
                 white = isinstance(colour, (tuple, list)) and len(colour) in (1, 3) and min(colour) > 0.99
-                if box["x1"] - box["x0"] >= FRAME_MIN_WIDTH and bottom - top > 2 and not white:
+                inside = box["x0"] >= left - 1 and box["x1"] <= right + 1
+                if box["x1"] - box["x0"] >= FRAME_MIN_WIDTH and bottom - top > 2 and inside and not white:
                     page.frames.append((box["x0"], top, box["x1"], bottom))
                     page.blocks.append((top, bottom))
-            page.blocks += [(max(i["top"], page.top), min(i["bottom"], page.bottom)) for i in p.images]
+            page.images = [(max(i["top"], page.top), min(i["bottom"], page.bottom)) for i in p.images]
+            page.blocks += page.images
             pages.append(page)
     return pages
 
 
 def _lines_in(page: Page, frame) -> int:
+    """Lines of text inside the frame; an image inside (a figure output) counts as two."""
     x0, top, x1, bottom = frame
-    return sum(1 for t, b, _, _ in page.lines if t >= top - 1 and b <= bottom + 1)
+    return (sum(1 for t, b, _, _ in page.lines if t >= top - 1 and b <= bottom + 1)
+            + 2 * sum(1 for t, b in page.images if t >= top - 1 and b <= bottom + 1 and b - t > 2))
 
 
 def split_frames(pages: list[Page], least: int = 2) -> list[tuple[int, str, int]]:
@@ -153,16 +160,21 @@ def split_frames(pages: list[Page], least: int = 2) -> list[tuple[int, str, int]
     return sorted(set(faults))
 
 
+LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl"}
+
+
 def _word(token: str) -> str:
-    return token.strip(".,;:()[]{}\"'").lower()
+    for ligature, plain in LIGATURES.items():
+        token = token.replace(ligature, plain)
+    return token.strip(".,;:()[]{}\"'\u201c\u201d\u2019").lower()
 
 
 def broken_table_words(pages: list[Page]) -> list[tuple[int, str, str]]:
     """Line breaks inside a table cell that fall inside a number or a word: (page, end of line, start of next).
 
     Inside a number: a digit or point at the end of the line and a digit at the start of the next.
-    Inside a word: a letter on both sides, and the piece before or after the break is no word of the
-    text outside the tables (which is never broken inside a word).
+    Inside a word: a letter on both sides, the two pieces joined are a word of the text outside the
+    tables (which is never broken inside a word) and the piece before the break is none.
     """
     vocabulary = Counter(_word(t) for page in pages for _, _, text, kinds in page.lines
                          if kinds <= {None, "H"} for t in text.split())
@@ -173,7 +185,7 @@ def broken_table_words(pages: list[Page]) -> list[tuple[int, str, str]]:
                 before, after = line.split()[-1], following.split()[0]
                 number = re.search(r"\d\.?$", before) and re.match(r"\d", after)
                 word = (re.search(r"[A-Za-z]$", before) and re.match(r"[A-Za-z]", after)
-                        and (not vocabulary[_word(before)] or not vocabulary[_word(after)]))
+                        and vocabulary[_word(before + after)] and not vocabulary[_word(before)])
                 if number or word:
                     faults.append((page.number, before, after))
     return faults
@@ -199,10 +211,11 @@ def contents_numbers(reader: PdfReader, pages: list[Page], contents_pages: range
             x0, y0, x1, y1 = (float(v) for v in annot["/Rect"])
             top, bottom = height - max(y0, y1), height - min(y0, y1)
             printed = [text for t, b, text, _ in page.lines if t < bottom and b > top]
-            numbers = re.findall(r"\s(\d+)\s*$", printed[-1] if printed else "")
+            # the number ends one of the entry's lines (the first, when the title wraps)
+            numbers = [int(m) for line in printed for m in re.findall(r"\s(\d+)$", line)]
             read += 1
-            if not numbers or int(numbers[-1]) != target:
-                faults.append((number, printed[-1] if printed else "", target))
+            if numbers != [target]:
+                faults.append((number, " / ".join(printed), target))
     # an entry whose link Chromium draws as two rectangles (title, number) is one entry
     return read, sorted(set(faults), key=faults.index)
 
@@ -223,8 +236,8 @@ def _filled(page: Page) -> float:
 def half_empty(pages: list[Page], openers: set[int], fraction: float = 0.5) -> list[tuple[int, float, bool]]:
     """Pages inside a chapter (the next page is none of ``openers``, the first pages of chapters and parts)
     with more than ``fraction`` of the text area empty at the foot: (page, empty fraction, whether the
-    next page's first block, an image, frame or table starting in its first 80 points, is taller than
-    the room that was left)."""
+    next page's first block, an image, frame or table starting in its first 80 points with the lines
+    set close under it (a caption), is taller than the room that was left)."""
     out = []
     for page, following in zip(pages, pages[1:]):
         room = page.bottom - _filled(page)
@@ -232,7 +245,11 @@ def half_empty(pages: list[Page], openers: set[int], fraction: float = 0.5) -> l
         if empty <= fraction or following.number in openers or not page.lines:
             continue
         firsts = [b for t, b in following.blocks if t < following.top + 80]
-        out.append((page.number, round(empty, 2), bool(firsts) and max(firsts) - following.top > room))
+        end = max(firsts, default=following.top)
+        for t, b, _, _ in following.lines:  # the caption and lines set close under it belong to the block
+            if firsts and end - 1 < t < end + 14:
+                end = max(end, b)
+        out.append((page.number, round(empty, 2), bool(firsts) and end - following.top > room))
     return out
 
 

@@ -136,7 +136,7 @@ div.cell_input > div {{ margin: 0 !important }} .cell_input pre {{ margin: 0 }}
 </div></div></div></div>
 <p>After the code.</p><p>{{gap2}}</p>
 <section id="sec"><h3>A section near the foot</h3><figure><img alt="a grey square" src="{SQUARE}"></figure>
-<p>{"Text of the section on floor division. " * 40}</p></section>
+<p>{"Text of the section on floor division and a Proposition. " * 30}</p></section>
 <table><thead><tr>{HEADS}</tr></thead><tbody><tr>{CELLS}</tr><tr>{CELLS}</tr></tbody></table></section>
 <span id="document-ch2"></span><section id="ch2"><h2 id="run-the-code">Chapter two</h2><p>{"Second chapter. " * 400}</p></section>
 <span id="document-api"></span><section id="api"><span id="api-reference"></span><h2>Reference</h2>
