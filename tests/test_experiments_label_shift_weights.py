@@ -57,6 +57,8 @@ def test_rates_bbse_matches_public_bbse():
     out = weight_estimation_rates("two_class", n_values=(500, 1000), n_reps=2, n_eval=100, rng=3)
     ref = bbse(sc.posterior(xs[0]), ys[0], sc.posterior(xt[0]), negative="keep").weights
     np.testing.assert_allclose(out["weights"][0, 0, 0], ref, rtol=1e-12)
+    # The source frequencies it reports are those of the same redrawn labels.
+    np.testing.assert_array_equal(out["source_frequencies"][0], [np.bincount(row, minlength=2) / 500 for row in ys])
 
 
 def test_miscalibration_bias_and_its_repair():

@@ -152,7 +152,9 @@ def weight_estimation_rates(
     Returns
     -------
     dict with ``n``, ``methods`` (:data:`WEIGHT_METHODS`), ``true_weights``,
-    ``weights`` (``(len(n), n_reps, 4, k)``), ``errors`` (``(len(n), n_reps, 4)``),
+    ``weights`` (``(len(n), n_reps, 4, k)``), ``source_frequencies`` (the
+    class frequencies :math:`\hat p` of each source sample, ``(len(n), n_reps, k)``),
+    ``errors`` (``(len(n), n_reps, 4)``),
     ``mean_error`` (``(len(n), 4)``), ``slopes`` (fitted exponents of
     ``mean_error`` against ``n``), ``slope_intervals`` (95 % percentile
     bootstrap intervals of those exponents over the repetitions,
@@ -171,12 +173,13 @@ def weight_estimation_rates(
     x_eval, _ = sc.sample(n_eval, rng, "target")
     eta_eval_p, eta_eval_q = sc.posterior(x_eval, "source"), sc.posterior(x_eval, "target")
     weights = np.empty((n_values.size, n_reps, len(WEIGHT_METHODS), k))
+    source_frequencies = np.empty((n_values.size, n_reps, k))
     for i, n in enumerate(n_values):
         xs, ys = _source_batch(sc, int(n), n_reps, rng)
         xt, _ = sc.sample(int(n), rng, "target", size=(n_reps,))
         eta_s, eta_t = sc.posterior(xs), sc.posterior(xt)
         onehot = np.eye(k)[ys]
-        p_hat = onehot.mean(axis=1)
+        p_hat = source_frequencies[i] = onehot.mean(axis=1)
         weights[i, :, 0] = _batched_bbse(eta_s, onehot, eta_t, soft=False)
         weights[i, :, 1] = _batched_bbse(eta_s, onehot, eta_t, soft=True)
         q_hat = _em(eta_t, p_hat, tol=1e-10, max_iter=100_000)[0]
@@ -197,6 +200,7 @@ def weight_estimation_rates(
         "methods": WEIGHT_METHODS,
         "true_weights": w_true,
         "weights": weights,
+        "source_frequencies": source_frequencies,
         "errors": errors,
         "mean_error": mean_error,
         "slopes": _slopes(n_values, mean_error),
