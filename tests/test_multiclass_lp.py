@@ -878,3 +878,12 @@ def test_key_work_is_checked_before_the_entries():
         LpCalibrator(1e-4, noise=False, pools=False).fit(bad, np.zeros(1, dtype=int))
     with pytest.raises(ValueError, match="MAX_EXACT_KEY_WORK"):
         lp_calibration_error(bad, np.zeros(1, dtype=int), 2.0, 1e-4)
+
+
+def test_a_grid_too_fine_for_float64_is_refused_saying_so():
+    # m tol + k slack >= 1 (here m = 2e8): even the exact row (1/2, 1/2) cannot be resolved; the
+    # message must name the grid, not blame the row (book: the floating-point paragraph after
+    # lem-multiclass-lp-characterisation).
+    with pytest.raises(ValueError, match="too fine for the input's precision"):
+        level_set_counts(np.array([[0.5, 0.5]]), 1 / (2 * 10**8))
+    np.testing.assert_array_equal(level_set_counts(np.array([[0.5, 0.5]]), 1 / (2 * 10**7)), [[10**7, 10**7]])

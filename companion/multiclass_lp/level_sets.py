@@ -146,7 +146,7 @@ def _probability_rows(probs, name: str = "probs", atol: float = ROW_SUM_TOLERANC
     bad = np.abs(sums - 1.0) > tol
     if np.any(bad):
         i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"{name} rows must sum to 1 (within {tol:g}); row {i} sums to {sums[i]!r}")
+        raise ValueError(f"{name} rows must sum to 1 (within {tol:g}); row {i} sums to {float(sums[i])!r}")
     return arr, eps
 
 
@@ -219,14 +219,18 @@ def _counts(probs: np.ndarray, m: int, eps: float = float(np.finfo(np.float64).e
     ``ValueError``.
     """
     k = probs.shape[1]
-    counts = np.floor(probs * m + _round_slack(m, k, eps)).astype(np.int64)
+    slack = _round_slack(m, k, eps)
+    counts = np.floor(probs * m + slack).astype(np.int64)
     sums = counts.sum(axis=1)
     bad = (sums > m) | (sums <= m - k)
     if np.any(bad):
         i = int(np.flatnonzero(bad)[0])
+        budget = m * max(ROW_SUM_TOLERANCE, k * eps) + k * slack
+        why = (f"; this grid is too fine for the input's precision (m tol + k slack = {budget:.3g} >= 1), "
+               "use a coarser lam" if budget >= 1 else "")
         raise ValueError(
             f"probs row {i} is not on the simplex to the precision of its type at lam = 1/{m}: "
-            f"its rounded counts sum to {int(sums[i])}, outside ({m - k}, {m}]"
+            f"its rounded counts sum to {int(sums[i])}, outside ({m - k}, {m}]{why}"
         )
     return counts
 
