@@ -72,6 +72,12 @@ def lda_posteriors(x_train, y_train, x_eval, n_classes: int, *, shrinkage: float
     :math:`\operatorname{softmax}_y(\log\hat p_y + x^\top\hat\Sigma^{-1}\hat\mu_y - \tfrac12\hat\mu_y^\top\hat\Sigma^{-1}\hat\mu_y)`.
     With Gaussian classes of a shared covariance (the paper's toys) this model
     contains the Bayes rule.  Every class must occur in every training set.
+    The posteriors are invariant under scaling all features by one factor, so
+    each training set and its evaluation points are first divided by the power
+    of two nearest below the training set's largest magnitude (exact in
+    floating point): features of size 1e300 or 1e-300 give the same
+    posteriors as features of size 1, where the pooled covariance would
+    otherwise overflow or underflow.
     """
     arrays = {}
     for name, v in (("x_train", x_train), ("x_eval", x_eval)):
@@ -96,6 +102,10 @@ def lda_posteriors(x_train, y_train, x_eval, n_classes: int, *, shrinkage: float
     if np.any(counts == 0):
         raise ValueError("every class must occur in every training set (y_train)")
     n = y.shape[-1]
+    # power-of-two scale of each training set: x / scale is exact, and the posteriors do not change
+    largest = np.max(np.abs(x), axis=(-2, -1), keepdims=True)
+    scale = np.ldexp(1.0, np.frexp(np.where(largest > 0.0, largest, 1.0))[1] - 1)
+    x, xe = x / scale, xe / scale
     means = np.swapaxes(onehot, -1, -2) @ x / counts[..., None]  # (..., k, d)
     resid = x - onehot @ means
     cov = np.swapaxes(resid, -1, -2) @ resid / (n - k)
@@ -103,9 +113,17 @@ def lda_posteriors(x_train, y_train, x_eval, n_classes: int, *, shrinkage: float
         d = x.shape[-1]
         avg = np.trace(cov, axis1=-2, axis2=-1)[..., None, None] / d
         cov = (1.0 - shrinkage) * cov + shrinkage * avg * np.eye(d)
-    lin = np.linalg.solve(cov, np.swapaxes(means, -1, -2))  # (..., d, k) = Sigma^-1 mu_y
+    try:
+        lin = np.linalg.solve(cov, np.swapaxes(means, -1, -2))  # (..., d, k) = Sigma^-1 mu_y
+    except np.linalg.LinAlgError:
+        raise ValueError("x_train has a singular pooled covariance (features constant within every class, "
+                         "or fewer distinct points than dimensions); use shrinkage > 0") from None
     const = -0.5 * np.sum(np.swapaxes(means, -1, -2) * lin, axis=-2) + np.log(counts / n)  # (..., k)
-    logits = xe @ lin + const[..., None, :]
+    with np.errstate(over="ignore", invalid="ignore"):
+        logits = xe @ lin + const[..., None, :]
+    if not np.all(np.isfinite(logits)):
+        raise ValueError("x_eval lies so far from x_train, on the scale of x_train, that the discriminant scores "
+                         "exceed the float range")
     logits -= logits.max(axis=-1, keepdims=True)
     e = np.exp(logits)
     return e / e.sum(axis=-1, keepdims=True)

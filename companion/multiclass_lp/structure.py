@@ -36,8 +36,13 @@ class _QGroup(NamedTuple):
 
 
 def _pool_count(omega_m: float) -> int:
-    """Number J of group sizes 1, 2, 4, ... up to floor(1/omega_m) (at most that many high-mass bins)."""
-    return int(math.floor(math.log2(max(1, math.floor(1.0 / omega_m))))) + 1
+    """Number J of group sizes 1, 2, 4, ... up to floor(1/omega_m) (at most that many high-mass bins).
+
+    J = floor(log2(1/omega_m)) + 1, read exactly from the binary exponent of
+    ``omega_m`` in (0, 1), so a subnormal threshold (where 1/omega_m overflows) gives its J too.
+    """
+    mantissa, exponent = math.frexp(omega_m)  # omega_m = mantissa * 2**exponent, mantissa in [1/2, 1)
+    return -exponent + (2 if mantissa == 0.5 else 1)
 
 
 #: ``threshold="auto"`` uses omega = omega_m = AUTO_THRESHOLD_SCALE standard deviations of an estimated group error.

@@ -1,0 +1,177 @@
+"""The valid extremes the validation suite listed as known failures (issue 27): right answers or principled refusals.
+
+Each expected value comes from an independent route: an invariance of the
+method (scaling the features), a log-space closed form evaluated with mpmath,
+or the method's own bound checked against the float range.
+"""
+
+from __future__ import annotations
+
+import math
+
+import mpmath as mp
+import numpy as np
+import pytest
+
+TINY = np.finfo(float).tiny  # the smallest normal float, 2**-1022
+
+
+# --- conformal: LDA posteriors do not change when every feature is scaled by one factor ---
+
+
+@pytest.mark.parametrize("c", [1e300, 1e-300, 3.7, 2.0**-1000])
+def test_lda_posteriors_are_scale_invariant(c):
+    from companion.conformal_label_shift.experiments import lda_posteriors
+    from companion.scenarios import three_class_gaussian
+
+    rng = np.random.default_rng(5)
+    x, y = three_class_gaussian().sample(60, rng, "source")
+    reference = lda_posteriors(x, y, x[:7], 3)
+    scaled = lda_posteriors(x * c, y, x[:7] * c, 3)
+    assert np.allclose(scaled, reference, rtol=1e-12, atol=1e-15)
+    if math.frexp(c)[0] == 0.5:  # a power of two: the scaled problem is the same problem, bit for bit
+        assert np.array_equal(scaled, reference)
+
+
+# --- l_p: the pool count J = floor(log2(1/omega)) + 1 and the iteration bound at the smallest thresholds ---
+
+
+@pytest.mark.parametrize("omega", [0.9, 0.5, 0.3, 0.25, 2.0**-10, 1e-5, 1e-300, TINY, 5e-324, math.nextafter(0.25, 1.0)])
+def test_pool_count_is_exact_down_to_subnormal_thresholds(omega):
+    from fractions import Fraction
+
+    from companion.multiclass_lp.structure import _pool_count
+
+    inverse = 1 / Fraction(omega)  # exact rational 1/omega, no overflow
+    assert _pool_count(omega) == int(inverse).bit_length()  # floor(log2(floor(1/omega))) + 1 in integers
+
+
+@pytest.mark.parametrize("threshold", [5e-324, 1e-300, 1e-160])
+def test_exact_trajectory_refuses_a_threshold_whose_bound_leaves_the_float_range(threshold):
+    from companion.multiclass_lp.experiments import exact_trajectory
+
+    bound = (mp.mpf(5) + 10 * mp.mpf("0.25") * mp.log(2 / mp.mpf(threshold)) / mp.log(1.5)) / mp.mpf(threshold) ** 2
+    assert bound > mp.mpf(np.finfo(float).max)  # independent: the bound itself exceeds the float range
+    with pytest.raises(ValueError, match="threshold"):
+        exact_trajectory(3, 0.25, threshold, (2.0,))
+
+
+# --- binning under label shift: the combined guarantee at the smallest levels ---
+
+
+def test_target_guarantee_refuses_levels_with_no_guarantee_naming_sizes_and_deltas():
+    from companion.binning_label_shift import target_binning_bound
+    from companion.label_shift_weights.bounds import bbse_error_bound
+    from companion.binning_label_shift.experiments import target_guarantee_coverage
+    from companion.label_shift_weights.experiments import label_shift_scenario
+
+    sc = label_shift_scenario("two_class")
+    conf, w = sc.confusion_matrix("hard"), sc.weights
+    # independent: at delta = 1e-301 the BBSE bound at delta/2 is above min w* for n = 20000, so Theorem 4 says nothing
+    assert bbse_error_bound(conf, w, 20000, 20000, 0.5e-301) >= w.min()
+    for deltas in ([1e-301, 0.5], [5e-324, 0.5]):
+        with pytest.raises(ValueError, match=r"sizes.*deltas"):
+            target_guarantee_coverage("two_class", [[200, 20000]], deltas, n_reps=3, n_cuts=2, rng=0)
+    assert 5e-324 / 2 == 0.0  # the level delta/2 of each event is not a float
+    with pytest.raises(ValueError, match="delta must be at least 1e-323"):
+        target_binning_bound([5], conf, w, 10**9, 10**9, 5e-324)
+
+
+# --- recalibration under label shift: priors whose samples almost never hold both classes ---
+
+
+@pytest.mark.parametrize(("prior", "n", "refused"), [(5e-324, 100, True), (1e-301, 10**6, True), (1e-3, 2, True),
+                                                     (0.01, 100, False), (0.5, 2, False), (2e-3, 1000, False)])
+def test_label_shift_drivers_refuse_priors_whose_samples_miss_a_class(prior, n, refused):
+    from companion.label_shift_recalibration.experiments import label_shift_grid, label_shift_risks
+
+    # independent: P(both classes) = 1 - q^n - (1-q)^n at 50 digits; refused iff 10^4 draws all miss with chance > 1e-9
+    q = mp.mpf(prior)
+    both = 1 - q**n - (1 - q) ** n
+    assert ((1 - both) ** 10_000 > mp.mpf("1e-9")) == refused
+    if refused:
+        with pytest.raises(ValueError, match=r"target_priors entry.*n_target_values"):
+            label_shift_grid([0.3, prior], [200], [n], n_reps=2, rng=0)
+        with pytest.raises(ValueError, match=r"target_prior.*n_target"):
+            label_shift_risks(200, n, 0.5, prior, n_reps=2, rng=0)
+    elif n <= 100:
+        assert label_shift_risks(200, n, 0.5, prior, n_reps=2, rng=0)["values"].shape == (2, 4, 4)
+
+
+# --- uniform-mass binning and binning under label shift: bin means far in a tail, against mpmath ---
+
+
+def _mp_class_mass(lo, hi, mean):
+    """P[lo < N(mean, 1) <= hi] at 60 digits, from the nearer tail."""
+    with mp.workdps(60):
+        lo, hi = mp.mpf(lo) - mean, mp.mpf(hi) - mean
+        return mp.ncdf(-lo) - mp.ncdf(-hi) if lo > 0 else mp.ncdf(hi) - mp.ncdf(lo)
+
+
+def test_umb_bin_means_far_in_the_tail_match_mpmath():
+    from scipy.special import expit
+
+    from companion.uniform_mass_binning.experiments import umb_bin_statistics
+
+    x = np.array([-45.0, -44.0, -43.5, -42.0, -41.0, -40.5, -39.0, -38.0])  # logit forecasts: bin masses of 1e-320 and below
+    y = np.array([0, 0, 0, 1, 0, 0, 0, 1])
+    r = umb_bin_statistics(expit(x)[None, :], y[None, :], 2, prior=0.3, mu=2.0)
+    edges = np.concatenate(([-np.inf], np.log(r["edges"][0, 1:-1]) - np.log1p(-r["edges"][0, 1:-1]), [np.inf]))
+    for b in range(2):
+        m1 = 0.3 * _mp_class_mass(edges[b], edges[b + 1], 2.0)
+        m0 = 0.7 * _mp_class_mass(edges[b], edges[b + 1], -2.0)
+        assert math.isclose(r["theta"][0, b], float(m1 / (m1 + m0)), rel_tol=1e-9)
+    assert r["theta"][0, 0] > 0.0 and r["mass"][0, 0] < 1e-300  # the mass underflows, its bin mean does not
+
+
+@pytest.mark.parametrize("band", [(0.4, 0.6), (1e-12, 2e-12), (4e-301, 6e-301)])
+def test_podkopaev_band_shares_far_in_the_tail(band):
+    from companion.binning_label_shift.experiments import podkopaev_figure2
+    from companion.label_shift_weights.experiments import label_shift_scenario
+
+    stats = podkopaev_figure2(20, 200, 200, 200, 50, 4, band=np.array(band), rng=0)["band_stats"]
+    lo, hi = band
+    # independent: the band is {x: eta^P_1(x) in [lo, hi]}, so P[Y=1 | band] is an average of values in [lo, hi] ...
+    assert lo <= stats["source_exact"] <= hi
+    # ... and label shift multiplies the odds of every x, hence of the band, by w*_1 / w*_0
+    w = label_shift_scenario("two_class").weights
+    odds = lambda p: p / (1.0 - p)  # noqa: E731
+    assert math.isclose(odds(stats["target_exact"]) / odds(stats["source_exact"]), w[1] / w[0], rel_tol=1e-9)
+
+
+# --- target prior: capped scaling and FJS with a subnormal posterior or prior ---
+
+POST = np.array([5e-324, 0.2, 0.4, 0.7, 0.9])
+MASSES = np.array([0.125, 0.25, 0.25, 0.25, 0.125])
+
+
+@pytest.mark.parametrize(("q", "t"), [(0.3, None), (0.8, 3.5)])
+def test_capped_scaling_with_a_subnormal_posterior_matches_the_closed_form(q, t):
+    from companion.target_prior import capped_scaling
+
+    # closed forms: no grade capped -> t = q / E_Q[eta]; the top three capped -> t = (q - 0.625) / E_Q[eta 1{uncapped}]
+    t = q / float(MASSES @ POST) if t is None else (q - 0.625) / (0.125 * 5e-324 + 0.25 * 0.2)
+    fit = capped_scaling(POST, MASSES, q)
+    assert math.isclose(fit.params["t"], t, rel_tol=1e-12)
+    assert np.allclose(fit.posteriors, np.minimum(t * POST, 1.0), rtol=1e-12, atol=0.0)
+
+
+def _mp_fjs(eta, f, q):
+    """FJS target posteriors at 50 digits: the odds factor c solving E_Q[c eta / (c eta + 1 - eta)] = q (p drops out)."""
+    with mp.workdps(50):
+        eta = [mp.mpf(v) for v in eta]
+        mean = lambda log_c: sum(mp.mpf(w) * e * mp.exp(log_c) / (e * mp.exp(log_c) + 1 - e) for w, e in zip(f, eta)) - q  # noqa: E731
+        log_c = mp.findroot(mean, (-20, 20), solver="anderson")
+        return np.array([float(e * mp.exp(log_c) / (e * mp.exp(log_c) + 1 - e)) for e in eta])
+
+
+@pytest.mark.parametrize(("eta", "p"), [(POST, 0.45), (np.array([0.05, 0.2, 0.4, 0.7, 0.9]), 5e-324),
+                                        (np.array([0.05, 0.2, 0.4, 0.7, 0.9]), 0.45)])
+def test_fjs_at_a_subnormal_posterior_or_prior_matches_mpmath(eta, p):
+    from companion.target_prior import fjs
+
+    fit = fjs(eta, MASSES, p, 0.3)
+    expected = _mp_fjs(eta, MASSES, mp.mpf("0.3"))
+    assert np.allclose(fit.posteriors, expected, rtol=1e-10, atol=0.0)
+    lo, hi = fit.params["rho_bounds"]
+    assert lo <= fit.params["rho"] <= hi
