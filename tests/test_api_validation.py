@@ -144,13 +144,6 @@ _SLOW = "runs longer than the 8 s per-case limit at this extreme"
 _VALUE = "a foreign exception, NaN or a refusal naming no argument at this valid extreme"
 EXTREME_KNOWN = {
     "calibration_sharpness.derivations.mirror_symmetry_mse(offset=huge)": _SLOW,
-    "target_prior.experiments.roc_qmm_convergence(cases=subnormal_entry)": _VALUE,
-    "target_prior.qmm.cspd(target_prior=subnormal)": _VALUE,
-    "target_prior.qmm.cspd_auc_profile(slopes=huge_scale)": _VALUE,
-    "target_prior.qmm.cspd_quantify(posteriors=subnormal_entry)": _VALUE,
-    "target_prior.qmm.cspd_quantify(posteriors=tiny_scale)": _VALUE,
-    "target_prior.qmm.platt(target_prior=subnormal)": _VALUE,
-    "target_prior.qmm.two_param_qmm(target_prior=subnormal)": _VALUE,
 }
 
 

@@ -175,3 +175,108 @@ def test_fjs_at_a_subnormal_posterior_or_prior_matches_mpmath(eta, p):
     assert np.allclose(fit.posteriors, expected, rtol=1e-10, atol=0.0)
     lo, hi = fit.params["rho_bounds"]
     assert lo <= fit.params["rho"] <= hi
+
+
+# --- target prior: the AUC-matching methods at the smallest priors, huge slopes and underflowing posteriors ---
+
+POST_N = np.array([0.05, 0.2, 0.4, 0.7, 0.9])
+
+
+def _mp_auc(post, f):
+    """Eq. (3a) at 60 digits for an increasing map on distinct increasing scores: class masses f p and f (1 - p)."""
+    with mp.workdps(60):
+        m1 = [mp.mpf(w) * p for w, p in zip(f, post)]
+        m0 = [mp.mpf(w) * (1 - p) for w, p in zip(f, post)]
+        below = mp.mpf(0)
+        total = mp.mpf(0)
+        for a1, a0 in zip(m1, m0):
+            total += a1 * (below + a0 / 2)
+            below += a0
+        return total / (sum(m1) * sum(m0))
+
+
+def test_the_auc_prior_bound_is_the_smallest_normal_float():
+    from companion.target_prior.qmm import MIN_AUC_PRIOR
+
+    assert MIN_AUC_PRIOR == 2.0**-1022
+    # the rounding of a subnormal posterior (2**-1074) is one machine epsilon of the smallest normal prior
+    assert np.spacing(0.0) / MIN_AUC_PRIOR == np.finfo(float).eps
+
+
+@pytest.mark.parametrize("q", [5e-324, math.nextafter(TINY, 0.0)])
+def test_auc_matching_methods_refuse_a_subnormal_target_prior(q):
+    from companion.target_prior import cspd, cspd_auc_profile, platt, two_param_qmm
+    from companion.target_prior.experiments import roc_qmm_convergence
+
+    for call in (lambda: platt(POST_N, MASSES, q, 0.8), lambda: cspd(POST_N, MASSES, q, 0.8),
+                 lambda: cspd_auc_profile(POST_N, MASSES, q, [1.0]), lambda: two_param_qmm(MASSES, q, 0.8)):
+        with pytest.raises(ValueError, match="target_prior must be at least the smallest normal float"):
+            call()
+    with pytest.raises(ValueError, match=r"cases \(second column, target_prior\)"):
+        roc_qmm_convergence([[0.8, q]], n_iter=5)
+
+
+@pytest.mark.parametrize("method", ["platt", "cspd"])
+def test_auc_matching_at_a_tiny_prior_meets_mean_and_auc(method):
+    import companion.target_prior as tp
+
+    fit = getattr(tp, method)(POST_N, MASSES, 1e-300, 0.8)
+    assert math.isclose(float(MASSES @ fit.posteriors) / 1e-300, 1.0, rel_tol=1e-9)
+    assert math.isclose(float(_mp_auc([mp.mpf(v) for v in fit.posteriors], MASSES)), 0.8, rel_tol=1e-9)
+
+
+def test_cspd_auc_profile_at_huge_slopes_is_the_step_limit():
+    from companion.target_prior import cspd_auc_profile
+
+    # a -> inf: posterior 0 below the score where the upper target mass reaches q = 0.3, 1 above it, and at it
+    # the share (0.3 - 0.125) / 0.25 = 0.7 that meets the mean
+    limit = float(_mp_auc([0, 0, 0, mp.mpf("0.7"), 1], MASSES))
+    profile = cspd_auc_profile(POST_N, MASSES, 0.3, [1e6, 1e20, 5e299, 1e300, 2e300])
+    assert np.allclose(profile[1:], limit, rtol=1e-12, atol=0.0)
+    assert abs(profile[0] - limit) < 1e-5  # continuity: a large slope on the direct route is near the limit
+
+
+def _mp_quantify(eta, f, auc):
+    """The one-parameter CSPD slope a of (9a) at 50 digits: implied AUC of expit(a logit eta) = auc."""
+    with mp.workdps(50):
+        x = [mp.log(mp.mpf(e)) - mp.log1p(-mp.mpf(e)) for e in eta]
+        g = lambda a: _mp_auc([1 / (1 + mp.exp(-a * v)) for v in x], f) - auc  # noqa: E731
+        a = mp.findroot(g, (mp.mpf("0.5"), mp.mpf(4)), solver="anderson")
+        return a, [1 / (1 + mp.exp(-a * v)) for v in x]
+
+
+def test_cspd_quantify_with_a_subnormal_posterior_matches_mpmath():
+    from companion.target_prior import cspd_quantify
+
+    eta = np.array([5e-324, 0.2, 0.4, 0.7, 0.9])
+    fit = cspd_quantify(eta, MASSES, 0.8)
+    a, post = _mp_quantify(eta, MASSES, mp.mpf("0.8"))
+    assert math.isclose(fit.params["a"], float(a), rel_tol=1e-9)
+    assert np.allclose(fit.posteriors, [float(p) for p in post], rtol=1e-9, atol=0.0)
+    assert 0.0 < fit.posteriors[0] < 1e-250  # at a < 1 the subnormal posterior rises into the normal range
+
+
+def test_cspd_quantify_refuses_posteriors_whose_prior_estimate_underflows():
+    from companion.target_prior import cspd_quantify
+
+    eta = POST_N * 1e-300
+    a, post = _mp_quantify(eta, MASSES, mp.mpf("0.8"))
+    assert sum(mp.mpf(w) * p for w, p in zip(MASSES, post)) < TINY  # independent: the true prior estimate is subnormal
+    with pytest.raises(ValueError, match="posteriors are so close to 0"):
+        cspd_quantify(eta, MASSES, 0.8)
+
+
+def test_cspd_quantify_reaches_an_auc_where_its_posteriors_span_150_decades():
+    # the old saturation test gave up at the first doubling of a whose map rounded a posterior to 0 or 1;
+    # (9a) has a root at a = 38.76 (mpmath), posteriors from 1e-155 to 1 - 4e-9
+    from companion.scenarios import RatingScaleExample
+    from companion.target_prior import cspd_quantify
+
+    ex = RatingScaleExample()
+    eta, f = ex.source_posteriors, ex.target_masses
+    fit = cspd_quantify(eta, f, 0.9999)
+    with mp.workdps(50):
+        x = [mp.log(mp.mpf(e)) - mp.log1p(-mp.mpf(e)) for e in eta]
+        g = lambda a: _mp_auc([1 / (1 + mp.exp(-a * v)) for v in x], f) - mp.mpf("0.9999")  # noqa: E731
+        a = mp.findroot(g, (mp.mpf(20), mp.mpf(60)), solver="bisect")
+    assert math.isclose(fit.params["a"], float(a), rel_tol=1e-9)
