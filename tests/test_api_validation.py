@@ -142,9 +142,7 @@ def test_bad_value_is_rejected_naming_the_argument(key, arg, label, value):
 #: Extremes that still fail, by reason; each is an open item of issue 27 (the suite keeps them visible as xfail).
 _SLOW = "runs longer than the 8 s per-case limit at this extreme"
 _VALUE = "a foreign exception, NaN or a refusal naming no argument at this valid extreme"
-EXTREME_KNOWN = {
-    "calibration_sharpness.derivations.mirror_symmetry_mse(offset=huge)": _SLOW,
-}
+EXTREME_KNOWN: dict[str, str] = {}
 
 
 def _extreme_params():

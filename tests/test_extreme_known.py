@@ -280,3 +280,37 @@ def test_cspd_quantify_reaches_an_auc_where_its_posteriors_span_150_decades():
         g = lambda a: _mp_auc([1 / (1 + mp.exp(-a * v)) for v in x], f) - mp.mpf("0.9999")  # noqa: E731
         a = mp.findroot(g, (mp.mpf(20), mp.mpf(60)), solver="bisect")
     assert math.isclose(fit.params["a"], float(a), rel_tol=1e-9)
+
+
+# --- decomposition: the mirror-symmetry integrand for a shifted forecaster, simplified once with a symbolic offset ---
+
+
+@pytest.mark.parametrize("offset", [0.5, -3, 1e-300, 1e300])
+def test_mirror_symmetry_integrand_equals_the_unsimplified_reflection(offset):
+    import sympy as sp
+
+    from companion.calibration_sharpness import mirror_symmetry_mse
+
+    _, parts = mirror_symmetry_mse(offset)
+    x, mu = sp.Symbol("x", real=True), sp.Symbol("mu", positive=True)
+    c = sp.Rational(repr(float(offset)))
+    phi = lambda t: sp.exp(-t**2 / 2) / sp.sqrt(2 * sp.pi)  # noqa: E731
+    f = lambda t: 1 / (1 + sp.exp(-(t + c)))  # noqa: E731
+    direct = phi(-x - mu) * (1 - f(-x)) ** 2 - phi(x + mu) * f(x) ** 2  # l_1(-x) - l_0(x), built here, not simplified
+    for xv in (sp.Rational(3, 10), sp.Rational(-6, 5)):
+        point = {x: xv, mu: 2}
+        got, want = sp.N(parts["integrand"].subs(point), 40), sp.N(direct.subs(point), 40)
+        assert abs(got - want) <= sp.Float("1e-30") * max(abs(want), sp.Float("1e-300"))
+
+
+def test_label_conditional_study_bounds_each_settings_n_cal_by_memory():
+    from companion._checks import MAX_BYTES
+    from companion.conformal_label_shift.experiments import label_conditional_study
+
+    chunk = 2
+    largest = MAX_BYTES // (128 * chunk)  # 128 bytes per sampled point, chunk simulations at once
+    with pytest.raises(ValueError, match=r"settings n_cal is too large for memory"):
+        label_conditional_study(n_sims=2, n_train=100, n_test=50, settings=(("source", 60), ("target", largest + 1)),
+                                rng=0, chunk=chunk)
+    with pytest.raises(ValueError, match=r"settings n_cal"):
+        label_conditional_study(n_sims=2, n_train=100, n_test=50, settings=(("source", 2**53),), rng=0, chunk=chunk)

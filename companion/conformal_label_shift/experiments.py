@@ -497,7 +497,8 @@ def label_conditional_study(n_sims: int = 1000, n_train: int = 1000, n_test: int
     ``results[(domain, n_cal)][method]`` with ``coverage`` ``(n_sims,)``,
     ``per_class`` ``(n_sims, 3)`` and ``size``, and ``absent[(domain, n_cal)]``
     ``(n_sims,)``: the number of classes without calibration points in each
-    simulation.
+    simulation.  Every sample size, each setting's ``n_cal`` included, is
+    bounded by the memory its ``chunk`` simultaneous simulations take.
 
     Memoised (:func:`companion._memo.memoised`): a second call with the same
     arguments (an integer ``rng``) returns a copy of the first result, so a
@@ -515,7 +516,7 @@ def label_conditional_study(n_sims: int = 1000, n_train: int = 1000, n_test: int
     for item in settings:
         if not isinstance(item, (list, tuple)) or len(item) != 2 or item[0] not in ("source", "target"):
             raise ValueError(f"settings must hold (domain, n_cal) pairs with domain 'source' or 'target', got {item!r}")
-        check_int(item[1], "settings n_cal")
+        _check_sample_sizes(min(chunk, n_sims), **{"settings n_cal": check_int(item[1], "settings n_cal")})
     results, absent = {}, {}
     for domain, n_cal in settings:
         acc = {m: {"coverage": [], "per_class": [], "size": []} for m in ("marginal", "label-conditional")}
