@@ -314,3 +314,14 @@ def test_label_conditional_study_bounds_each_settings_n_cal_by_memory():
                                 rng=0, chunk=chunk)
     with pytest.raises(ValueError, match=r"settings n_cal"):
         label_conditional_study(n_sims=2, n_train=100, n_test=50, settings=(("source", 2**53),), rng=0, chunk=chunk)
+
+
+def test_remark5_rates_refuses_a_target_prior_whose_samples_miss_a_class():
+    # the twin in the label-shift-weights chapter: 1000 rounds of redraws of the target samples
+    from companion.label_shift_weights.experiments import remark5_rates
+
+    q, n = mp.mpf("1e-300"), 100
+    assert (q**n + (1 - q) ** n) ** 1000 > mp.mpf("1e-9")  # independent: every round misses a class, almost surely
+    for prior in (5e-324, 1e-300):
+        with pytest.raises(ValueError, match=r"target_prior.*n_target_values"):
+            remark5_rates([100, 200], 2, 0.5, prior, n_bins=4, n_source=400, rng=0)

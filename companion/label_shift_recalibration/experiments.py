@@ -7,12 +7,19 @@ chapter ``chap-label-shift-recalibration``.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from scipy.stats import binom
 
-from .._checks import MAX_INT, as_probabilities, as_rng, as_sizes, check_int, check_open_unit, check_positive
+from .._checks import (
+    MAX_INT,
+    as_probabilities,
+    as_rng,
+    as_sizes,
+    check_both_classes,
+    check_int,
+    check_open_unit,
+    check_positive,
+)
 from .._memo import memoised
 from ..calibration_sharpness import UniformMassBinning
 from ..scenarios import GaussianMixture
@@ -75,25 +82,9 @@ def _check_bins(n_bins, name: str) -> int | None:
     return None if n_bins is None else check_int(n_bins, name)
 
 
-#: Largest accepted chance that all of the :data:`_MAX_REDRAWS` draws of a sample miss a class (then the run fails).
-_MAX_REDRAW_FAILURE = 1e-9
-
-
 def _check_both_classes(prior: float, n: int, prior_name: str, size_name: str) -> None:
-    r"""Refuse, naming both arguments, a prior and size whose samples so rarely hold both classes that the redraws may fail.
-
-    A sample of size ``n`` holds both classes with probability
-    :math:`P = 1 - \pi^n - (1-\pi)^n`; all :data:`_MAX_REDRAWS` draws miss a class
-    with probability :math:`(1-P)^{R}`, which must be at most :data:`_MAX_REDRAW_FAILURE`
-    (so :math:`P \gtrsim 2.1\times10^{-3}`; a prior of ``1e-300`` needs ``n`` beyond any sample).
-    """
-    both = -math.expm1(n * math.log1p(-prior)) - math.exp(n * math.log(prior))
-    if both < 1.0 and _MAX_REDRAWS * math.log1p(-both) > math.log(_MAX_REDRAW_FAILURE):
-        raise ValueError(
-            f"{prior_name} = {prior!r} with {size_name} = {n}: a sample holds both classes with probability {both:.3g}, "
-            f"so {_MAX_REDRAWS} redraws all miss a class with probability above {_MAX_REDRAW_FAILURE:g}; "
-            "the sample is too small for this prior"
-        )
+    """:func:`~companion._checks.check_both_classes` for the :data:`_MAX_REDRAWS` draws of :func:`_labelled_sample`."""
+    check_both_classes(prior, n, prior_name, size_name, draws=_MAX_REDRAWS)
 
 
 def _labelled_sample(scenario: GaussianMixture, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, int]:
