@@ -325,3 +325,21 @@ def test_remark5_rates_refuses_a_target_prior_whose_samples_miss_a_class():
     for prior in (5e-324, 1e-300):
         with pytest.raises(ValueError, match=r"target_prior.*n_target_values"):
             remark5_rates([100, 200], 2, 0.5, prior, n_bins=4, n_source=400, rng=0)
+
+
+@pytest.mark.parametrize(("kwargs", "name"), [(dict(threshold=5e-324), "threshold"), (dict(threshold=1e-300), "threshold"),
+                                              (dict(threshold=0.05, mass_threshold=1e-20), "mass_threshold")])
+def test_noisy_lp_calibrator_refuses_a_mass_threshold_below_its_event_count(kwargs, name):
+    # the twin of the pool count in fit: Lemma 8's union bound counts floor(1/omega_m) events, at most 2**53
+    from fractions import Fraction
+
+    from companion.multiclass_lp import LpCalibrator
+
+    omega_m = kwargs.get("mass_threshold", kwargs["threshold"])
+    assert int(1 / Fraction(omega_m)) > 2**53
+    rng = np.random.default_rng(0)
+    probs = rng.dirichlet([1.0, 1.0, 1.0], 3000)
+    y = (rng.random(3000)[:, None] > np.cumsum(probs, axis=1)).sum(axis=1)
+    with pytest.raises(ValueError, match=f"^{name} gives omega_m"):
+        LpCalibrator(0.25, **kwargs).fit(probs, y)
+    assert LpCalibrator(0.25, threshold=2.0**-53).fit(probs, y).threshold_ == 2.0**-53  # the boundary is accepted
