@@ -8,6 +8,7 @@ fails raises :class:`ConvergenceError`, also a ``ValueError``.
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -30,6 +31,7 @@ __all__ = [
     "check_int",
     "check_size",
     "check_memory",
+    "check_both_classes",
     "check_positive",
     "as_positive_ints",
     "as_weights",
@@ -255,6 +257,29 @@ def check_memory(n_items, name: str, *, item_bytes: int = 8, what: str = "") -> 
             f"{name} is too large for memory: it implies {int(n_items):.3g} entries{how} of {item_bytes} bytes, "
             f"{_gib(need)}, above the companion's limit of {_gib(MAX_BYTES)} per call "
             f"(at most {MAX_BYTES // int(item_bytes):,} entries)")
+
+
+#: Largest accepted chance that every redraw of a sample misses a class (see :func:`check_both_classes`).
+MAX_REDRAW_FAILURE = 1e-9
+
+
+def check_both_classes(prior: float, n: int, prior_name: str, size_name: str, *, draws: int) -> None:
+    r"""Refuse, naming both arguments, a two-class prior and sample size whose samples so rarely hold both classes
+    that ``draws`` redraws may all miss one.
+
+    A sample of size ``n`` holds both classes with probability
+    :math:`P = 1 - \pi^n - (1-\pi)^n`; all ``draws`` draws miss a class with
+    probability :math:`(1-P)^{\text{draws}}`, which must be at most
+    :data:`MAX_REDRAW_FAILURE` (for 10**4 draws :math:`P \gtrsim 2.1\times10^{-3}`;
+    a prior of ``1e-300`` needs ``n`` beyond any sample).
+    """
+    both = -math.expm1(n * math.log1p(-prior)) - math.exp(n * math.log(prior))
+    if both < 1.0 and draws * math.log1p(-both) > math.log(MAX_REDRAW_FAILURE):
+        raise ValueError(
+            f"{prior_name} = {prior!r} with {size_name} = {n}: a sample holds both classes with probability {both:.3g}, "
+            f"so {draws} redraws all miss a class with probability above {MAX_REDRAW_FAILURE:g}; "
+            "the sample is too small for this prior"
+        )
 
 
 def check_size(n, name: str, *, minimum: int = 1, item_bytes: int = 8, what: str = "") -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.special import ndtr
+from scipy.special import log_ndtr, ndtr
 
 from ._checks import as_real_array
 
@@ -83,3 +83,20 @@ def _softmax(logits: np.ndarray) -> np.ndarray:
 def _normal_mass(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``Phi(b) - Phi(a)`` for ``a <= b``, from the tail nearer to the interval (no cancellation)."""
     return np.where(a > 0, ndtr(-a) - ndtr(-b), ndtr(b) - ndtr(a))
+
+
+def _log_normal_mass(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``log(Phi(b) - Phi(a))`` for ``a <= b``, from the nearer tail in logs: finite where the mass underflows.
+
+    With ``la >= lb`` the log tail masses at the outer and inner edge (the
+    upper tail when ``a > 0``), the mass is ``exp(la) (1 - exp(lb - la))``;
+    ``-inf`` for an empty interval.
+    """
+    a, b = np.broadcast_arrays(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
+    upper = a > 0
+    outer = log_ndtr(np.where(upper, -a, b))
+    inner = log_ndtr(np.where(upper, -b, a))
+    d = inner - outer  # <= 0
+    with np.errstate(divide="ignore"):
+        log1m = np.where(d > -np.log(2.0), np.log(-np.expm1(d)), np.log1p(-np.exp(d)))  # log(1 - e^d), accurate at both ends
+    return outer + log1m

@@ -142,29 +142,7 @@ def test_bad_value_is_rejected_naming_the_argument(key, arg, label, value):
 #: Extremes that still fail, by reason; each is an open item of issue 27 (the suite keeps them visible as xfail).
 _SLOW = "runs longer than the 8 s per-case limit at this extreme"
 _VALUE = "a foreign exception, NaN or a refusal naming no argument at this valid extreme"
-EXTREME_KNOWN = {
-    "calibration_sharpness.derivations.mirror_symmetry_mse(offset=huge)": _SLOW,
-    "multiclass_lp.experiments.exact_trajectory(threshold=tiny)": _SLOW,
-    "binning_label_shift.experiments.podkopaev_figure2(band=tiny_scale)": _VALUE,
-    "binning_label_shift.experiments.target_guarantee_coverage(deltas=subnormal_entry)": _VALUE,
-    "binning_label_shift.experiments.target_guarantee_coverage(deltas=tiny_scale)": _VALUE,
-    "conformal_label_shift.experiments.lda_posteriors(x_train=huge_scale)": _VALUE,
-    "conformal_label_shift.experiments.lda_posteriors(x_train=tiny_scale)": _VALUE,
-    "label_shift_recalibration.experiments.label_shift_grid(target_priors=subnormal_entry)": _VALUE,
-    "label_shift_recalibration.experiments.label_shift_grid(target_priors=tiny_scale)": _VALUE,
-    "multiclass_lp.experiments.exact_trajectory(threshold=subnormal)": _VALUE,
-    "target_prior.experiments.roc_qmm_convergence(cases=subnormal_entry)": _VALUE,
-    "target_prior.qmm.cspd(target_prior=subnormal)": _VALUE,
-    "target_prior.qmm.cspd_auc_profile(slopes=huge_scale)": _VALUE,
-    "target_prior.qmm.cspd_quantify(posteriors=subnormal_entry)": _VALUE,
-    "target_prior.qmm.cspd_quantify(posteriors=tiny_scale)": _VALUE,
-    "target_prior.qmm.platt(target_prior=subnormal)": _VALUE,
-    "target_prior.qmm.two_param_qmm(target_prior=subnormal)": _VALUE,
-    "target_prior.recalibration.capped_scaling(posteriors=subnormal_entry)": _VALUE,
-    "target_prior.recalibration.fjs(posteriors=subnormal_entry)": _VALUE,
-    "target_prior.recalibration.fjs(source_prior=subnormal)": _VALUE,
-    "uniform_mass_binning.experiments.umb_bin_statistics(z=tiny_scale)": _VALUE,
-}
+EXTREME_KNOWN: dict[str, str] = {}
 
 
 def _extreme_params():

@@ -140,7 +140,9 @@ def target_binning_bound(counts, confusion, weights, n_source: int, n_target: in
     matrix of the BBSE features, ``weights`` the true :math:`w^*` (all
     positive), ``n_source`` and ``n_target`` the sizes of the BBSE samples.
     The statement needs :math:`\beta < \min_y w^*_y` (then :math:`\hat w > 0`
-    on the event); smaller samples raise ``ValueError``.  Returns the radii,
+    on the event); smaller samples raise ``ValueError``.  ``delta`` must be at
+    least ``1e-323`` (twice the smallest float), so that the level
+    :math:`\delta/2` of each event is a positive float.  Returns the radii,
     of the shape of ``counts``.
     """
     counts = as_positive_ints(counts, "counts")
@@ -148,6 +150,9 @@ def target_binning_bound(counts, confusion, weights, n_source: int, n_target: in
     if w.size < 2 or np.any(w <= 0):
         raise ValueError("weights must hold at least two positive numbers (Theorem 4 needs every weight positive)")
     delta = check_open_unit(delta, "delta")
+    if delta / 2.0 == 0.0:
+        raise ValueError(f"delta must be at least 1e-323 (delta/2, the level of each event, must be a positive float), "
+                         f"got {delta!r}")
     beta = bbse_error_bound(confusion, w, n_source, n_target, delta / 2.0)
     if beta >= w.min():
         raise ValueError(

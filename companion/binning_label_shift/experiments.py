@@ -265,7 +265,10 @@ def target_guarantee_coverage(
     estimated weights are clipped at 0 before eq. (17), so every corrected
     bin is a probability vector and its :math:`\ell_1` error is at most 2.
     The theorem covers the clipped estimator: on its event every
-    :math:`\hat w_y > 0` and the clipping changes nothing.
+    :math:`\hat w_y > 0` and the clipping changes nothing.  A pair and level
+    with no guarantee (:math:`\beta(\delta/2) \ge \min_y w^*_y`, or
+    :math:`\delta < 10^{-323}`) is refused before the simulation, naming
+    ``sizes`` and ``deltas``.
     """
     sc = label_shift_scenario(scenario)
     try:
@@ -287,6 +290,12 @@ def target_guarantee_coverage(
     w_true = sc.weights
     confusion = sc.confusion_matrix("hard")
     nu = confusion @ w_true
+    for n_w in np.unique(pairs[:, 1]):  # the guarantee must exist at every (n_w, delta) before the simulation
+        for d in deltas:
+            try:
+                target_binning_bound(1, confusion, w_true, int(n_w), int(n_w), float(d))
+            except ValueError as err:
+                raise ValueError(f"sizes entry n_w = {int(n_w)} and deltas entry {float(d)!r} admit no guarantee: {err}") from None
     shape = (pairs.shape[0], deltas.size)
     out = {name: np.empty(shape) for name in ("coverage", "bins_event", "weights_event", "ratio_q99", "ratio_max",
                                               "mean_radius", "min_radius")}
@@ -334,6 +343,15 @@ _MAX_SAMPLE = 10**7
 
 
 @memoised
+def _band_share_class1(sc, direction, offset, cuts, world: str) -> float:
+    """Exact ``P[Y = 1 | the score lies in the band]`` under ``world``: the direct quotient, or in logs where the band's mass underflows."""
+    band = sc.projection_probabilities(direction, offset, cuts)[:, 1] * sc.prior(world)
+    if band.sum() >= np.finfo(float).tiny:
+        return float(band[1] / band.sum())
+    log_band = sc._projection_log_probabilities(direction, offset, cuts)[:, 1] + np.log(sc.prior(world))
+    return float(expit(log_band[1] - log_band[0]))
+
+
 def podkopaev_figure2(
     n_scatter: int = 600,
     n_train: int = 1_000,
@@ -351,7 +369,8 @@ def podkopaev_figure2(
     is the strip :math:`\operatorname{logit}0.4 \le Gx + g \le \operatorname{logit}0.6`
     (``band_map``).  ``band_stats`` compares the share of class 1 among the
     target points in :math:`S` with the exact :math:`Q[Y=1\mid X\in S]` and
-    with :math:`P[Y=1\mid X\in S]`.
+    with :math:`P[Y=1\mid X\in S]` (the exact shares in logs when the band
+    lies far in a tail; the sample share is NaN when no point falls in the band).
 
     (b) Fisher's LDA (scikit-learn) fitted on a source sample of size
     ``n_train``; uniform-mass binning with ``n_bins`` bins of its class-1
@@ -386,13 +405,10 @@ def podkopaev_figure2(
     u = x_sc @ G[0] + g[0]
     in_band = (u >= logit(lo)) & (u <= logit(hi))
     cuts = np.array([-np.inf, logit(lo), logit(hi), np.inf])
-    band_q = sc.projection_probabilities(G[0], g[0], cuts)[:, 1] * sc.prior("target")
-    band_p = sc.projection_probabilities(G[0], g[0], cuts)[:, 1] * sc.prior("source")
     band_stats = {
         "n_in_band": int(in_band.sum()),
         "share_class1_sample": float(y_sc[in_band].mean()) if in_band.any() else float("nan"),
-        "target_exact": float(band_q[1] / band_q.sum()),
-        "source_exact": float(band_p[1] / band_p.sum()),
+        **{f"{world}_exact": _band_share_class1(sc, G[0], g[0], cuts, world) for world in ("target", "source")},
     }
     x_tr, y_tr = sc.sample(n_train, rng, "source")
     lda = LinearDiscriminantAnalysis().fit(x_tr, y_tr)

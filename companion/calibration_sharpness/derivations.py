@@ -10,6 +10,7 @@ free of the prior (book ``prop-mse-prior-free``).
 from __future__ import annotations
 
 import fractions
+import functools
 import numbers
 from typing import NamedTuple, Sequence
 
@@ -206,6 +207,25 @@ def _real_offset(offset) -> sp.Expr:
     return sp.Rational(repr(value))  # exact, so sympy never evaluates exp(1e300) in floats
 
 
+def _sigmoid(t: sp.Expr) -> sp.Expr:
+    return 1 / (1 + sp.exp(-t))
+
+
+def _class_losses(x: sp.Symbol, mu: sp.Symbol, offset: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
+    """Integrands of E_1 and E_0 for the forecaster sigma(x + offset): (1 - f)^2 under N(mu, 1), f^2 under N(-mu, 1)."""
+    phi = lambda t: sp.exp(-t**2 / 2) / sp.sqrt(2 * sp.pi)  # noqa: E731
+    forecast = _sigmoid(x + offset)
+    return phi(x - mu) * (1 - forecast) ** 2, phi(x + mu) * forecast**2
+
+
+@functools.lru_cache(maxsize=1)
+def _shifted_integrand(x: sp.Symbol, mu: sp.Symbol) -> tuple[sp.Symbol, sp.Expr]:
+    """The reflected integrand l_1(-x) - l_0(x) for the forecaster sigma(x + c), simplified once with c a real symbol."""
+    c = sp.Symbol("c", real=True)
+    loss1, loss0 = _class_losses(x, mu, c)
+    return c, sp.simplify(loss1.subs(x, -x) - loss0)
+
+
 def mirror_symmetry_mse(offset=0) -> tuple[sp.Expr, dict[str, sp.Expr]]:
     r"""Why the Gaussian mixture's MSE does not depend on the prior (book ``prop-mse-prior-free``).
 
@@ -237,18 +257,18 @@ def mirror_symmetry_mse(offset=0) -> tuple[sp.Expr, dict[str, sp.Expr]]:
     offset = _real_offset(offset)
     x = sp.Symbol("x", real=True)
     mu, pi = sp.symbols("mu pi", positive=True)
-    phi = lambda t: sp.exp(-t**2 / 2) / sp.sqrt(2 * sp.pi)  # noqa: E731
-    sigma = lambda t: 1 / (1 + sp.exp(-t))  # noqa: E731
-    forecast = sigma(x + offset)
-    loss1 = phi(x - mu) * (1 - forecast) ** 2  # class 1: squared error (1 - f)^2 under N(mu, 1)
-    loss0 = phi(x + mu) * forecast**2  # class 0: squared error f^2 under N(-mu, 1)
+    loss1, loss0 = _class_losses(x, mu, offset)
     line = (x, -sp.oo, sp.oo)
     mse = pi * sp.Integral(loss1, line) + (1 - pi) * sp.Integral(loss0, line)
-    integrand = sp.simplify(loss1.subs(x, -x) - loss0)
+    if offset == 0:
+        integrand = sp.simplify(loss1.subs(x, -x) - loss0)
+    else:  # simplified once with a symbolic offset, then evaluated: simplify is slow on 10**300 in the exponents
+        c, shifted = _shifted_integrand(x, mu)
+        integrand = shifted.subs(c, offset)
     # an integral of the zero function is zero; otherwise leave the integral unevaluated
     derivative = sp.Integer(0) if integrand == 0 else sp.Integral(integrand, line)
     parts = {
-        "sigmoid": sp.simplify(sigma(-x) - (1 - sigma(x))),
+        "sigmoid": sp.simplify(_sigmoid(-x) - (1 - _sigmoid(x))),
         "integrand": integrand,
         "mse": mse,
         "dmse_dprior": sp.diff(mse, pi),

@@ -72,6 +72,12 @@ def lda_posteriors(x_train, y_train, x_eval, n_classes: int, *, shrinkage: float
     :math:`\operatorname{softmax}_y(\log\hat p_y + x^\top\hat\Sigma^{-1}\hat\mu_y - \tfrac12\hat\mu_y^\top\hat\Sigma^{-1}\hat\mu_y)`.
     With Gaussian classes of a shared covariance (the paper's toys) this model
     contains the Bayes rule.  Every class must occur in every training set.
+    The posteriors are invariant under scaling all features by one factor, so
+    each training set and its evaluation points are first divided by the power
+    of two nearest below the training set's largest magnitude (exact in
+    floating point): features of size 1e300 or 1e-300 give the same
+    posteriors as features of size 1, where the pooled covariance would
+    otherwise overflow or underflow.
     """
     arrays = {}
     for name, v in (("x_train", x_train), ("x_eval", x_eval)):
@@ -96,6 +102,10 @@ def lda_posteriors(x_train, y_train, x_eval, n_classes: int, *, shrinkage: float
     if np.any(counts == 0):
         raise ValueError("every class must occur in every training set (y_train)")
     n = y.shape[-1]
+    # power-of-two scale of each training set: x / scale is exact, and the posteriors do not change
+    largest = np.max(np.abs(x), axis=(-2, -1), keepdims=True)
+    scale = np.ldexp(1.0, np.frexp(np.where(largest > 0.0, largest, 1.0))[1] - 1)
+    x, xe = x / scale, xe / scale
     means = np.swapaxes(onehot, -1, -2) @ x / counts[..., None]  # (..., k, d)
     resid = x - onehot @ means
     cov = np.swapaxes(resid, -1, -2) @ resid / (n - k)
@@ -103,9 +113,17 @@ def lda_posteriors(x_train, y_train, x_eval, n_classes: int, *, shrinkage: float
         d = x.shape[-1]
         avg = np.trace(cov, axis1=-2, axis2=-1)[..., None, None] / d
         cov = (1.0 - shrinkage) * cov + shrinkage * avg * np.eye(d)
-    lin = np.linalg.solve(cov, np.swapaxes(means, -1, -2))  # (..., d, k) = Sigma^-1 mu_y
+    try:
+        lin = np.linalg.solve(cov, np.swapaxes(means, -1, -2))  # (..., d, k) = Sigma^-1 mu_y
+    except np.linalg.LinAlgError:
+        raise ValueError("x_train has a singular pooled covariance (features constant within every class, "
+                         "or fewer distinct points than dimensions); use shrinkage > 0") from None
     const = -0.5 * np.sum(np.swapaxes(means, -1, -2) * lin, axis=-2) + np.log(counts / n)  # (..., k)
-    logits = xe @ lin + const[..., None, :]
+    with np.errstate(over="ignore", invalid="ignore"):
+        logits = xe @ lin + const[..., None, :]
+    if not np.all(np.isfinite(logits)):
+        raise ValueError("x_eval lies so far from x_train, on the scale of x_train, that the discriminant scores "
+                         "exceed the float range")
     logits -= logits.max(axis=-1, keepdims=True)
     e = np.exp(logits)
     return e / e.sum(axis=-1, keepdims=True)
@@ -479,7 +497,8 @@ def label_conditional_study(n_sims: int = 1000, n_train: int = 1000, n_test: int
     ``results[(domain, n_cal)][method]`` with ``coverage`` ``(n_sims,)``,
     ``per_class`` ``(n_sims, 3)`` and ``size``, and ``absent[(domain, n_cal)]``
     ``(n_sims,)``: the number of classes without calibration points in each
-    simulation.
+    simulation.  Every sample size, each setting's ``n_cal`` included, is
+    bounded by the memory its ``chunk`` simultaneous simulations take.
 
     Memoised (:func:`companion._memo.memoised`): a second call with the same
     arguments (an integer ``rng``) returns a copy of the first result, so a
@@ -497,7 +516,7 @@ def label_conditional_study(n_sims: int = 1000, n_train: int = 1000, n_test: int
     for item in settings:
         if not isinstance(item, (list, tuple)) or len(item) != 2 or item[0] not in ("source", "target"):
             raise ValueError(f"settings must hold (domain, n_cal) pairs with domain 'source' or 'target', got {item!r}")
-        check_int(item[1], "settings n_cal")
+        _check_sample_sizes(min(chunk, n_sims), **{"settings n_cal": check_int(item[1], "settings n_cal")})
     results, absent = {}, {}
     for domain, n_cal in settings:
         acc = {m: {"coverage": [], "per_class": [], "size": []} for m in ("marginal", "label-conditional")}

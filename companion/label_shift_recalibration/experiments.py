@@ -10,7 +10,16 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import binom
 
-from .._checks import MAX_INT, as_probabilities, as_rng, as_sizes, check_int, check_open_unit, check_positive
+from .._checks import (
+    MAX_INT,
+    as_probabilities,
+    as_rng,
+    as_sizes,
+    check_both_classes,
+    check_int,
+    check_open_unit,
+    check_positive,
+)
 from .._memo import memoised
 from ..calibration_sharpness import UniformMassBinning
 from ..scenarios import GaussianMixture
@@ -73,6 +82,11 @@ def _check_bins(n_bins, name: str) -> int | None:
     return None if n_bins is None else check_int(n_bins, name)
 
 
+def _check_both_classes(prior: float, n: int, prior_name: str, size_name: str) -> None:
+    """:func:`~companion._checks.check_both_classes` for the :data:`_MAX_REDRAWS` draws of :func:`_labelled_sample`."""
+    check_both_classes(prior, n, prior_name, size_name, draws=_MAX_REDRAWS)
+
+
 def _labelled_sample(scenario: GaussianMixture, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, int]:
     """Draw ``n`` pairs holding both classes (assumption (B2) for the empirical weights).
 
@@ -107,7 +121,9 @@ def label_shift_risks(
     from :math:`D(\text{target\_prior})`, fits SOURCE, TARGET, LABEL-SHIFT
     and COMPOSITE (:func:`~companion.label_shift_recalibration.fit_label_shift_estimators`)
     and evaluates their exact risks under the target mixture.  A draw missing
-    a class is replaced (counted in ``n_redrawn``).  Bins default to
+    a class is replaced (counted in ``n_redrawn``); a prior and size whose
+    samples so rarely hold both classes that the redraws could all fail are
+    refused (:func:`_check_both_classes`; the same rule in every driver here).  Bins default to
     :math:`\lfloor n^{1/3}\rfloor` (:func:`~companion.label_shift_recalibration.cube_root_bins`).
 
     Returns
@@ -125,6 +141,8 @@ def label_shift_risks(
     rng = as_rng(rng)
     n_bins_source = _check_bins(n_bins_source, "n_bins_source")
     n_bins_target = _check_bins(n_bins_target, "n_bins_target")
+    _check_both_classes(source_prior, n_source, "source_prior", "n_source")
+    _check_both_classes(target_prior, n_target, "target_prior", "n_target")
     source, target = GaussianMixture(source_prior, mu), GaussianMixture(target_prior, mu)
     edges, values, priors_hat, n_redrawn = [], [], np.empty((n_reps, 2)), 0
     for r in range(n_reps):
@@ -201,6 +219,8 @@ def label_shift_curves(
     mu = check_positive(mu, "mu")
     n_grid = check_int(n_grid, "n_grid", minimum=2, maximum=_MAX_SAMPLE)
     rng = as_rng(rng)
+    _check_both_classes(source_prior, n_source, "source_prior", "n_source")
+    _check_both_classes(target_prior, n_target, "target_prior", "n_target")
     source, target = GaussianMixture(source_prior, mu), GaussianMixture(target_prior, mu)
     z_s, y_s, _ = _labelled_sample(source, n_source, rng)
     z_t, y_t, _ = _labelled_sample(target, n_target, rng)
@@ -296,6 +316,8 @@ def target_sample_complexity(
     mu = check_positive(mu, "mu")
     level = check_open_unit(level, "level")
     rng = as_rng(rng)
+    _check_both_classes(source_prior, n_source, "source_prior", "n_source")
+    _check_both_classes(target_prior, int(n_target_values.min()), "target_prior", "n_target_values")
     source, target = GaussianMixture(source_prior, mu), GaussianMixture(target_prior, mu)
     oracle = np.array([_oracle_composite_risk(source, target, int(n)) for n in n_target_values])
     edges, values = [], []
@@ -355,6 +377,9 @@ def label_shift_grid(
     source_prior = check_open_unit(source_prior, "source_prior")
     mu = check_positive(mu, "mu")
     rng = as_rng(rng)
+    _check_both_classes(source_prior, min(n_source_values), "source_prior", "n_source_values")
+    for q in target_priors.tolist():
+        _check_both_classes(q, min(n_target_values), "target_priors entry", "n_target_values")
     shape = (len(target_priors), len(n_source_values), len(n_target_values))
     values = np.empty(shape + (len(LABEL_SHIFT_METHODS), len(LABEL_SHIFT_TERMS)))
     sd = np.empty_like(values)
@@ -408,6 +433,8 @@ def theorem2_check(
     rng = as_rng(rng)
     n_bins = cube_root_bins(n_source)
     bound19 = composite_high_probability_bound(n_source, n_target, n_bins, source_prior, target_prior, delta)
+    _check_both_classes(source_prior, n_source, "source_prior", "n_source")
+    _check_both_classes(target_prior, n_target, "target_prior", "n_target")
     source, target = GaussianMixture(source_prior, mu), GaussianMixture(target_prior, mu)
     fits = []
     for _ in range(n_reps):

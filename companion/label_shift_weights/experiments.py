@@ -22,7 +22,17 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logit, ndtr
 
-from .._checks import as_real_array, as_rng, as_sizes, check_int, check_memory, check_open_unit, check_positive, check_size
+from .._checks import (
+    as_real_array,
+    as_rng,
+    as_sizes,
+    check_both_classes,
+    check_int,
+    check_memory,
+    check_open_unit,
+    check_positive,
+    check_size,
+)
 from .._memo import memoised
 from .._numerics import loglog_fit
 from ..calibration_sharpness import UniformMassBinning
@@ -327,6 +337,10 @@ def _multinomial_counts(n: int, cells: np.ndarray, rng: np.random.Generator) -> 
     return rng.multinomial(n, flat / flat.sum(axis=1, keepdims=True)).reshape(cells.shape)
 
 
+#: Rounds of redraws of the target samples of :func:`remark5_rates` that miss a class.
+_TARGET_REDRAWS = 1000
+
+
 @memoised
 def remark5_rates(
     n_target_values=(10**2, 10**3, 10**4, 10**5, 10**6),
@@ -380,6 +394,7 @@ def remark5_rates(
                  what=f"bin arrays of {n_bins} bins and six results per method and target size, per repetition")
     p1 = check_open_unit(source_prior, "source_prior")
     q1 = check_open_unit(target_prior, "target_prior")
+    check_both_classes(q1, int(n_target_values.min()), "target_prior", "n_target_values", draws=_TARGET_REDRAWS)
     rng = as_rng(rng)
     source, target = GaussianMixture(p1, mu), GaussianMixture(q1, mu)
     w_true = np.array([(1 - q1) / (1 - p1), q1 / p1])
@@ -417,7 +432,7 @@ def remark5_rates(
     weights_out = np.empty(shape + (2,))
     for i, n in enumerate(n_target_values):
         counts = _multinomial_counts(int(n), cells, rng)
-        for _ in range(1000):  # both classes must occur for the label-based weights (eq. (16) of paper 000)
+        for _ in range(_TARGET_REDRAWS):  # both classes must occur for the label-based weights (eq. (16) of paper 000)
             labels = counts.sum(axis=1)
             bad = np.any(labels == 0, axis=1)
             if not np.any(bad):

@@ -83,6 +83,7 @@ class LpCalibrator:
         practical choice, *not* the theorem's.
     mass_threshold : float, optional
         :math:`\omega_m`, the mass above which a level set is heavy (default: :math:`\omega`).
+        With ``noise=True`` at least about ``1.1e-16`` (Lemma 8 counts :math:`\lfloor 1/\omega_m\rfloor \le 2^{53}` events).
     delta : float
         Failure probability, used for the noise scale and the sample size.
     noise : bool or float

@@ -331,12 +331,15 @@ def exact_trajectory(k: int = 5, lam: float = 0.1, threshold: float = 0.004, p_v
     projection stage, to compare with :math:`\omega^2`), ``max_merge_excess``
     (largest rise of a merge minus :math:`4\lambda` times the moved mass;
     must be at most 0), ``iteration_bound``, ``lp_bound`` (Lemma 14 with zero
-    estimation error) and ``threshold``.
+    estimation error) and ``threshold``.  A ``threshold`` whose Lemma 13 bound
+    :math:`(5 + 10\lambda\log_{3/2}(2/\omega))/\omega^2` exceeds the float range
+    (:math:`\omega` below about ``1e-153``) is refused before the run.
     """
     k = check_int(k, "k", minimum=2)
     lam, _ = check_lam(lam)
     threshold = check_open_unit(threshold, "threshold")
     p_values = _exponents(p_values)
+    lemma13_iteration_bound(threshold, threshold, lam)  # refuses, before the run, a threshold whose bound leaves the float range
     sc = book_multiclass_scenario(k)
     cal = LpCalibrator(lam, threshold=threshold, record_states=True).fit_exact(sc.atoms, sc.h_star, sc.weights)
     t = cal.trajectory_

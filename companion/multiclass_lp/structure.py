@@ -13,11 +13,13 @@ attributes; the machinery it runs lives here:
 
 from __future__ import annotations
 
+import fractions
 import math
 from typing import NamedTuple
 
 import numpy as np
 
+from .._checks import MAX_INT
 from .bounds import lemma8_accuracy, lp_threshold, theorem6_budget
 from .level_sets import _canonical_from_counts, _counts, _keys_from_counts, _project_rows
 
@@ -36,8 +38,13 @@ class _QGroup(NamedTuple):
 
 
 def _pool_count(omega_m: float) -> int:
-    """Number J of group sizes 1, 2, 4, ... up to floor(1/omega_m) (at most that many high-mass bins)."""
-    return int(math.floor(math.log2(max(1, math.floor(1.0 / omega_m))))) + 1
+    """Number J of group sizes 1, 2, 4, ... up to floor(1/omega_m) (at most that many high-mass bins).
+
+    J = floor(log2(1/omega_m)) + 1, read exactly from the binary exponent of
+    ``omega_m`` in (0, 1), so a subnormal threshold (where 1/omega_m overflows) gives its J too.
+    """
+    mantissa, exponent = math.frexp(omega_m)  # omega_m = mantissa * 2**exponent, mantissa in [1/2, 1)
+    return -exponent + (2 if mantissa == 0.5 else 1)
 
 
 #: ``threshold="auto"`` uses omega = omega_m = AUTO_THRESHOLD_SCALE standard deviations of an estimated group error.
@@ -97,7 +104,14 @@ def plan_pools(cal, n: int, k: int):
                     f"probs must hold at least {budget['total']} samples for epsilon = {cal.epsilon}, "
                     f"p = {cal.p}, delta = {cal.delta}, lam = {cal.lam} (Theorem 6), got {n}"
                 )
-        return omega, omega_m, sizes, pool_scales(cal, sizes, k, int(1.0 / omega_m), j)
+        n_events = int(1 / fractions.Fraction(omega_m))  # floor(1/omega_m) exactly: no overflow at a subnormal threshold
+        if cal.noise is True and n_events > MAX_INT:
+            name = "mass_threshold" if cal.mass_threshold is not None else ("epsilon" if cal.epsilon is not None else "threshold")
+            raise ValueError(
+                f"{name} gives omega_m = {omega_m!r}, too small for the noisy algorithm: Lemma 8 counts up to "
+                f"floor(1/omega_m) >= 2**{n_events.bit_length() - 1} high-mass bins, at most 2**53 (omega_m >= about 1.1e-16)"
+            )
+        return omega, omega_m, sizes, pool_scales(cal, sizes, k, n_events, j)
     # automatic: the smallest J whose pools support a threshold omega_m with J(omega_m) <= J
     j = 1
     while True:

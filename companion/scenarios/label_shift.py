@@ -26,7 +26,7 @@ from .._checks import (
     check_option,
     check_real,
 )
-from .._numerics import _softmax
+from .._numerics import _log_normal_mass, _softmax
 
 
 __all__ = ["GaussianLabelShift", "two_class_gaussian", "three_class_gaussian"]
@@ -200,6 +200,15 @@ class GaussianLabelShift:
         return self._projection_probabilities(direction, offset, edges, "direction", "offset", "edges")
 
     def _projection_probabilities(self, direction, offset, edges, name_a: str, name_c: str, name_e: str) -> np.ndarray:
+        return np.diff(ndtr(self._projection_z(direction, offset, edges, name_a, name_c, name_e)), axis=1)
+
+    def _projection_log_probabilities(self, direction, offset, edges) -> np.ndarray:
+        """The logarithms of :meth:`projection_probabilities`, finite where those underflow (cells far in a tail)."""
+        z = self._projection_z(direction, offset, edges, "direction", "offset", "edges")
+        return _log_normal_mass(z[:, :-1], z[:, 1:])
+
+    def _projection_z(self, direction, offset, edges, name_a: str, name_c: str, name_e: str) -> np.ndarray:
+        """The edges standardised per class, ``(e - a^T mu_y - c) / sd``, shape ``(k, len(edges))``."""
         a = as_real_array(direction, name_a)
         if a.size != self.dim:
             raise ValueError(f"{name_a} must hold {self.dim} coordinates, got {a.size}")
@@ -213,8 +222,7 @@ class GaussianLabelShift:
         a = a / scale
         sd = float(np.sqrt(a @ self._cov @ a))
         mean = self._m @ a + offset / scale
-        cdf = ndtr((e[None, :] / scale - mean[:, None]) / sd)
-        return np.diff(cdf, axis=1)
+        return (e[None, :] / scale - mean[:, None]) / sd
 
     def grid_cell_probabilities(self, contrasts, edges) -> np.ndarray:
         r"""Exact :math:`P[u(X) \in \text{cell} \mid Y = y]` for a grid in log-ratio coordinates :math:`u = A\log\eta^P`.

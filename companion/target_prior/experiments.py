@@ -26,7 +26,7 @@ from .._checks import (
 from .._memo import memoised
 from ..scenarios import RatingScaleExample
 from .auc import empirical_distribution, implied_auc
-from .qmm import cspd, cspd_quantify, platt, roc_qmm, roc_qmm_jacobian, roc_qmm_trace, two_param_qmm
+from .qmm import _check_auc_prior, cspd, cspd_quantify, platt, roc_qmm, roc_qmm_jacobian, roc_qmm_trace, two_param_qmm
 from .recalibration import InfeasibleSystemError, _check_auc, capped_scaling, fjs, label_shift
 
 __all__ = [
@@ -235,13 +235,15 @@ def roc_qmm_convergence(
     contraction factor per step) and the observed factor, fitted to the
     changes between ``window[0]`` and ``window[1]`` (well above the floor).
     Iteration counts are deliberately not returned: below the floor they
-    depend on the last bits of the input.
+    depend on the last bits of the input.  Every target prior must be at least
+    :data:`~companion.target_prior.qmm.MIN_AUC_PRIOR` (the implied AUC is evaluated).
     """
     cases = as_real_array(cases, "cases", ndim=2)
     if cases.shape[1] != 2:
         raise ValueError(f"cases must hold (auc, target_prior) pairs, shape (k, 2); got shape {cases.shape}")
     _check_aucs(cases[:, 0], "cases (first column, auc)")
     as_probabilities(cases[:, 1], "cases (second column, target_prior)", open_interval=True)
+    _check_auc_prior(float(cases[:, 1].min()), "cases (second column, target_prior)")
     n_iter = check_int(n_iter, "n_iter")
     tol = check_tolerance(tol, "tol")
     window = as_real_array(window, "window")

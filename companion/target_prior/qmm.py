@@ -4,6 +4,16 @@ Each method matches the target prior and the implied AUC (eq. (8c) and its
 variants); a system without solution raises
 :class:`~companion.target_prior.InfeasibleSystemError`, a failing iteration
 :class:`~companion._checks.ConvergenceError`.
+
+The methods that match an implied AUC need a target prior (given, or estimated
+by :func:`cspd_quantify`) of at least the smallest normal float
+:data:`MIN_AUC_PRIOR` :math:`= 2^{-1022}`: the posteriors average to the prior,
+and each is rounded to an absolute :math:`2^{-1074}` below that size, which
+is at most :math:`2^{-52}` of their total only from :math:`2^{-1022}` on; below
+it the implied AUC (13) has no accuracy left to match.  The bound is necessary,
+not sufficient: just above it the posteriors of the lowest scores can still
+underflow, and Platt, CSPD and 2-parameter QMM then report the system
+infeasible (the map saturates); ``1e-300`` is solved.
 """
 
 from __future__ import annotations
@@ -11,7 +21,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from scipy.special import expit, log_expit, ndtri
+from scipy.special import expit, log_expit, log_ndtr, ndtri
 
 from .._checks import (
     ConvergenceError,
@@ -23,7 +33,7 @@ from .._checks import (
     check_same_length,
     check_tolerance,
 )
-from .auc import _midpoint_cdf, implied_auc
+from .auc import _auc_from_class_masses, _midpoint_cdf, implied_auc
 from .recalibration import (
     InfeasibleSystemError,
     RESIDUAL_TOL,
@@ -39,6 +49,7 @@ from .recalibration import (
 )
 
 __all__ = [
+    "MIN_AUC_PRIOR",
     "platt",
     "cspd",
     "cspd_auc_profile",
@@ -56,14 +67,65 @@ __all__ = [
 # ---------------------------------------------------------------------------
 
 
-def _intercept(x, f, q, a, link, *, xtol, max_iter) -> float:
-    """The b solving E_Q[F(a x + b)] = q (increasing in b)."""
+#: Smallest target prior of the AUC-matching methods: the smallest normal float (see the module docstring).
+MIN_AUC_PRIOR = float(np.finfo(float).tiny)
+
+#: Largest ``a * max|x|`` at which the intercept of F(a x + b) is resolved in floats (the ulp of b stays below 1).
+_DIRECT_SLOPE_LIMIT = 2.0**52
+
+
+def _check_auc_prior(q: float, name: str) -> float:
+    """``q`` if it is at least :data:`MIN_AUC_PRIOR`; else a ValueError naming ``name`` and the rule."""
+    if q < MIN_AUC_PRIOR:
+        raise ValueError(
+            f"{name} must be at least the smallest normal float {MIN_AUC_PRIOR!r} for a method that matches an implied "
+            f"AUC, got {q!r}: below it the posteriors, whose mean it is, are subnormal and the AUC (13) has no accuracy"
+        )
+    return q
+
+
+def _intercept(x, f, q, a, link, *, xtol, max_iter) -> tuple[float, np.ndarray]:
+    """The b solving E_Q[F(a x + b)] = q (increasing in b), and the posteriors F(a x + b).
+
+    When ``a * max|x|`` exceeds :data:`_DIRECT_SLOPE_LIMIT` the float b cannot
+    place a x + b to within 1 of 0; the map is then written
+    F(a (x - x_k) + c) around the score x_k at which the target mass above
+    reaches q (the step of the limit a -> inf), solved for c, and b = c - a x_k.
+    """
     F, F_inv = _LINKS[link]
-    b0 = float(F_inv(q)) - a * float(f @ x)
-    return _solve_increasing(
-        lambda b: float(f @ F(a * x + b)) - q, b0 - 1.0, b0 + 1.0, what=f"the target-mean equation for b (a = {a:.6g})",
-        xtol=xtol, max_iter=max_iter,
-    )
+    what = f"the target-mean equation for b (a = {a:.6g})"
+    if a * float(np.max(np.abs(x))) <= _DIRECT_SLOPE_LIMIT:
+        b0 = float(F_inv(q)) - a * float(f @ x)
+        b = _solve_increasing(lambda b: float(f @ F(a * x + b)) - q, b0 - 1.0, b0 + 1.0, what=what,
+                              xtol=xtol, max_iter=max_iter)
+        return b, F(a * x + b)
+    order = np.argsort(-x, kind="stable")
+    k = order[min(int(np.searchsorted(np.cumsum(f[order]), q)), x.size - 1)]
+    with np.errstate(over="ignore"):
+        dx = a * (x - x[k])
+    c = _solve_increasing(lambda c: float(f @ F(dx + c)) - q, -1.0, 1.0, what=what, xtol=xtol, max_iter=max_iter)
+    return c - a * float(x[k]), F(dx + c)
+
+
+def _map_auc(x: np.ndarray, f: np.ndarray, a: float, link: str) -> float:
+    """Implied AUC (13) of the increasing map F(a x) on the grades of ``x``, with the class masses in logs.
+
+    The direct :func:`implied_auc` of the posteriors where they are normal
+    floats below 1; else f F(a x) and f F(-a x) (= f (1 - F(a x))) from
+    log F, so a posterior that underflows still weighs in with its true size.
+    """
+    F = _LINKS[link][0]
+    post = F(a * x)
+    if np.all((post >= MIN_AUC_PRIOR) & (post < 1.0)):
+        return implied_auc(post, f)
+    log_F = log_expit if link == "logistic" else log_ndtr
+    grades, grade_of = np.unique(x, return_inverse=True)
+    with np.errstate(divide="ignore"):
+        log_f = np.log(f)
+    l1, l0 = log_f + log_F(a * x), log_f + log_F(-a * x)
+    m1 = np.bincount(grade_of, weights=np.exp(l1 - l1.max()), minlength=grades.size)
+    m0 = np.bincount(grade_of, weights=np.exp(l0 - l0.max()), minlength=grades.size)
+    return _auc_from_class_masses(m1, m0)
 
 
 def _qmm(x, f, q, auc, link, *, what, xtol, max_iter) -> tuple[float, float, np.ndarray]:
@@ -74,16 +136,13 @@ def _qmm(x, f, q, auc, link, *, what, xtol, max_iter) -> tuple[float, float, np.
     doubling until the AUC reaches ``auc`` (then Brent's method) or the map
     saturates (then the system has no solution).
     """
-    F = _LINKS[link][0]
     if np.ptp(x[f > 0.0]) == 0.0:  # includes a one-hot target mass: Q puts all its mass on one score value
         raise InfeasibleSystemError(
             f"{what} has no solution: under the target masses the score takes a single value, so every implied AUC is 1/2"
         )
 
     def fitted(log_a: float) -> tuple[float, np.ndarray]:
-        a = float(np.exp(log_a))
-        b = _intercept(x, f, q, a, link, xtol=xtol, max_iter=max_iter)
-        return b, F(a * x + b)
+        return _intercept(x, f, q, float(np.exp(log_a)), link, xtol=xtol, max_iter=max_iter)
 
     def auc_gap(log_a: float) -> float | None:
         """Implied AUC minus ``auc``; None once rounding saturates the map so the mean cannot be met."""
@@ -145,7 +204,7 @@ def _qmm(x, f, q, auc, link, *, what, xtol, max_iter) -> tuple[float, float, np.
 
 def _qmm_inputs(posteriors, target_masses, target_prior, auc, xtol, max_iter):
     eta, f = _posteriors_and_masses(posteriors, target_masses)
-    q, auc = check_open_unit(target_prior, "target_prior"), _check_auc(auc)
+    q, auc = _check_auc_prior(check_open_unit(target_prior, "target_prior"), "target_prior"), _check_auc(auc)
     return (eta, f, q, auc, *_check_solver(xtol, max_iter))
 
 
@@ -181,21 +240,21 @@ def cspd_auc_profile(
     r"""Implied target AUC of :math:`F(a F^{-1}(\eta_P) + b(a))` for each slope ``a``, ``b(a)`` fixing the mean.
 
     Shows which AUCs the system (8c) can reach: one with no slope reaching
-    it has no solution.
+    it has no solution.  Any positive slope is accepted: beyond
+    ``a max|x| = 2**52`` the intercept is solved around the step of the
+    limiting map (see ``_intercept``), so a huge slope gives the AUC of that step.
     """
     eta, f = _posteriors_and_masses(posteriors, target_masses)
-    q = check_open_unit(target_prior, "target_prior")
+    q = _check_auc_prior(check_open_unit(target_prior, "target_prior"), "target_prior")
     slopes = as_real_array(slopes, "slopes")
     if np.any(slopes <= 0):
         raise ValueError("slopes must be positive")
     link = _check_link(link)
     xtol, max_iter = _check_solver(xtol, max_iter)
-    F, F_inv = _LINKS[link]
-    x = F_inv(eta)
+    x = _LINKS[link][1](eta)
     out = np.empty(slopes.size)
     for i, a in enumerate(slopes):  # one root per slope (a handful of slopes)
-        post = F(a * x + _intercept(x, f, q, float(a), link, xtol=xtol, max_iter=max_iter))
-        out[i] = implied_auc(post, f)
+        out[i] = implied_auc(_intercept(x, f, q, float(a), link, xtol=xtol, max_iter=max_iter)[1], f)
     return out
 
 
@@ -206,6 +265,11 @@ def cspd_quantify(
 
     Returns the target posteriors :math:`F(a F^{-1}(\eta_P))` and, in
     ``params["prior_estimate"]``, :math:`\hat q = E_Q[F(a F^{-1}(\eta_P))]`.
+    The implied AUC of the map is evaluated in logs where a posterior
+    underflows or rounds to 1 (``_map_auc``), so such a posterior is returned
+    as its rounded value (0 or 1); a solution whose :math:`\hat q` is below
+    :data:`MIN_AUC_PRIOR` (posteriors near ``1e-300``) is refused, naming
+    ``posteriors``, by the rule of the module docstring.
     """
     eta, f = _posteriors_and_masses(posteriors, target_masses)
     auc = _check_auc(auc)
@@ -213,22 +277,28 @@ def cspd_quantify(
     xtol, max_iter = _check_solver(xtol, max_iter)
     F, F_inv = _LINKS[link]
     x = F_inv(eta)
+    what = f"eq. (9a) for {link} one-parameter CSPD"
+    spread = float(np.max(np.abs(x)))
 
     def auc_gap(log_a: float) -> float:
-        post = F(np.exp(log_a) * x)
-        if np.any((post <= 0.0) | (post >= 1.0)):
+        a = float(np.exp(log_a))
+        if not np.isfinite(a * spread):
             raise InfeasibleSystemError(
-                f"eq. (9a) for {link} one-parameter CSPD has no solution: the map saturates at a = {np.exp(log_a):.6g} "
-                f"before the implied AUC reaches {auc!r}"
+                f"{what} has no solution: the implied AUC of F(a x) stays below auc = {auc!r} for every a up to the float range"
             )
-        return implied_auc(post, f) - auc
+        return _map_auc(x, f, a, link) - auc
 
-    log_a = _solve_increasing(
-        auc_gap, -1.0, 0.0, what=f"eq. (9a) for {link} one-parameter CSPD", xtol=xtol, max_iter=max_iter
-    )
-    post = F(np.exp(log_a) * x)
-    _check_residual(implied_auc(post, f), auc, f"eq. (9a) for {link} one-parameter CSPD (implied AUC)")
-    return Recalibrated(post, {"a": float(np.exp(log_a)), "prior_estimate": float(f @ post), "link": link})
+    log_a = _solve_increasing(auc_gap, -1.0, 0.0, what=what, xtol=xtol, max_iter=max_iter)
+    a = float(np.exp(log_a))
+    post = F(a * x)
+    _check_residual(_map_auc(x, f, a, link), auc, f"{what} (implied AUC)")
+    prior_estimate = float(f @ post)
+    if prior_estimate < MIN_AUC_PRIOR:
+        raise ValueError(
+            f"posteriors are so close to 0 that the quantified prior of {what} is {prior_estimate!r}, below the smallest "
+            f"normal float {MIN_AUC_PRIOR!r}: the target posteriors are subnormal or 0 and carry no AUC"
+        )
+    return Recalibrated(post, {"a": a, "prior_estimate": prior_estimate, "link": link})
 
 
 #: The readings of the fixed-point iteration (11b) that :func:`roc_qmm` offers.
@@ -390,9 +460,11 @@ def two_param_qmm(
 
     :math:`F_0^*` is the mid-point distribution function of the class-0 masses
     found by :func:`roc_qmm`; :math:`a, b` solve mean :math:`= q` and implied
-    AUC :math:`=` ``auc`` exactly (``a < 0`` for an increasing posterior).
+    AUC :math:`=` ``auc`` exactly (``a < 0`` for an increasing posterior);
+    ``target_prior`` at least :data:`MIN_AUC_PRIOR` (module docstring).
     """
     f, q, _ = _roc_inputs(target_masses, target_prior, auc, "normalized")
+    q = _check_auc_prior(q, "target_prior")
     auc = _check_auc(auc)
     tol = check_tolerance(tol, "tol")
     xtol, max_iter = _check_solver(xtol, max_iter)

@@ -24,7 +24,7 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 from scipy.optimize import brentq
-from scipy.special import expit, logit, ndtr, ndtri
+from scipy.special import expit, logit, logsumexp, ndtr, ndtri
 
 from .._checks import (
     ConvergenceError,
@@ -145,7 +145,10 @@ def capped_scaling(
     r"""Capped scaling (4a)-(4b): :math:`\eta_Q = \min(t\,\eta_P, 1)` with :math:`t` solving :math:`E_Q[\eta_Q] = q`.
 
     The mean is continuous and increasing in :math:`t`, from 0 to 1, so the
-    root is bracketed by :math:`[q / E_Q\eta_P,\ 1/\min\eta_P]`.
+    root is bracketed by :math:`[q / E_Q\eta_P,\ 1/\min\eta_P]`; when
+    :math:`1/\min\eta_P` overflows (a subnormal posterior) the largest float
+    closes the bracket, and a root beyond it (a :math:`t` outside the float
+    range) is refused, naming ``posteriors`` and ``target_prior``.
     """
     eta, f = _posteriors_and_masses(posteriors, target_masses)
     q = check_open_unit(target_prior, "target_prior")
@@ -154,9 +157,21 @@ def capped_scaling(
     def excess(t: float) -> float:
         return float(f @ np.minimum(t * eta, 1.0)) - q
 
-    t = _solve_increasing(
-        excess, q / float(f @ eta), 1.0 / eta.min(), what="eq. (4b) for t", xtol=xtol, max_iter=max_iter
-    )
+    lo = q / float(f @ eta)
+    with np.errstate(divide="ignore", over="ignore"):
+        hi = 1.0 / eta.min()
+    if np.isfinite(hi):
+        t = _solve_increasing(excess, lo, hi, what="eq. (4b) for t", xtol=xtol, max_iter=max_iter)
+    else:  # bracket up to the largest float, solved for log t (Brent on [lo, 1.8e308] would crawl)
+        log_hi = float(np.log(np.finfo(float).max))
+        if excess(np.exp(log_hi)) < 0.0:
+            raise InfeasibleSystemError(
+                f"eq. (4b) for t has no solution in the float range: posteriors as small as {eta.min()!r} would need "
+                f"a factor t above {np.exp(log_hi):.3g} to reach target_prior = {q!r}"
+            )
+        log_t = _solve_increasing(lambda u: excess(np.exp(u)), np.log(lo), log_hi, what="eq. (4b) for log t",
+                                  xtol=xtol, max_iter=max_iter)
+        t = float(np.exp(log_t))
     post = np.minimum(t * eta, 1.0)
     _check_residual(float(f @ post), q, "eq. (4b) (target mean)")
     return Recalibrated(post, {"t": t, "n_capped": int(np.sum(t * eta >= 1.0))})
@@ -190,24 +205,43 @@ def fjs(
     increases strictly in :math:`\varrho`, so the root is unique; Jensen's
     inequality confines it to
     :math:`[\frac{p}{(1-p)E_Q[\eta_P/(1-\eta_P)]},\ \frac{p}{1-p}E_Q[(1-\eta_P)/\eta_P]]`,
-    which is the bracket used (on the log scale).
+    which is the bracket used (on the log scale).  Where a factor leaves the
+    float range (a subnormal posterior or prior: :math:`1/\eta_P` or
+    :math:`q/p` overflows), the bracket and the tilt are computed in logs,
+    :math:`\eta_Q = \operatorname{expit}(\operatorname{logit}\eta_P + \log\varrho + \log\frac{q(1-p)}{p(1-q)})`;
+    ``params["rho_bounds"]`` then holds ``inf`` for a bound beyond the largest float.
     """
     eta, f = _posteriors_and_masses(posteriors, target_masses)
     p = check_open_unit(source_prior, "source_prior")
     q = check_open_unit(target_prior, "target_prior")
     xtol, max_iter = _check_solver(xtol, max_iter)
     odds = eta / (1.0 - eta)
-    rho_lo = p / ((1.0 - p) * float(f @ odds))
-    rho_hi = p / (1.0 - p) * float(f @ (1.0 / odds))
-    shift = (q / p) / ((1.0 - q) / (1.0 - p))
+    with np.errstate(divide="ignore", over="ignore"):
+        rho_lo = p / ((1.0 - p) * float(f @ odds))
+        rho_hi = p / (1.0 - p) * float(f @ (1.0 / odds))
+        shift = (q / p) / ((1.0 - q) / (1.0 - p))
+    if all(np.isfinite(v) and v > 0.0 for v in (rho_lo, rho_hi, shift)):  # the direct route
+        def tilted(log_rho: float) -> np.ndarray:
+            return _odds_tilt(eta, np.exp(log_rho) * shift)
+
+        log_lo, log_hi, bounds = np.log(rho_lo), np.log(rho_hi), (rho_lo, rho_hi)
+    else:  # in logs: a factor beyond the float range
+        log_prior_odds, x = np.log(p) - np.log1p(-p), logit(eta)
+        log_shift = np.log(q) - np.log1p(-q) - log_prior_odds
+        log_lo = log_prior_odds - np.log(float(f @ odds))
+        log_hi = log_prior_odds + float(logsumexp(-x[f > 0.0], b=f[f > 0.0]))
+
+        def tilted(log_rho: float) -> np.ndarray:
+            return expit(x + (log_rho + log_shift))
+
+        with np.errstate(over="ignore"):
+            bounds = (float(np.exp(log_lo)), float(np.exp(log_hi)))
 
     def excess(log_rho: float) -> float:
-        return float(f @ _odds_tilt(eta, np.exp(log_rho) * shift)) - q
+        return float(f @ tilted(log_rho)) - q
 
-    log_rho = _solve_increasing(
-        excess, np.log(rho_lo), np.log(rho_hi), what="eq. (7b) for rho", xtol=xtol, max_iter=max_iter, expand=False
-    )
+    log_rho = _solve_increasing(excess, log_lo, log_hi, what="eq. (7b) for rho", xtol=xtol, max_iter=max_iter, expand=False)
     rho = float(np.exp(log_rho))
-    post = _odds_tilt(eta, rho * shift)
+    post = tilted(log_rho)
     _check_residual(float(f @ post), q, "eq. (7b) (target mean)")
-    return Recalibrated(post, {"rho": rho, "rho_bounds": (rho_lo, rho_hi)})
+    return Recalibrated(post, {"rho": rho, "rho_bounds": bounds})

@@ -24,7 +24,7 @@ from .._checks import (
     check_positive,
 )
 from .._memo import memoised
-from .._numerics import _normal_mass, loglog_fit
+from .._numerics import _log_normal_mass, _normal_mass, loglog_fit
 from ..calibration_sharpness.binning import _uniform_mass_ranks
 from ..scenarios import GaussianMixture
 from .bounds import (
@@ -116,6 +116,21 @@ def _bin_masses(scenario: GaussianMixture, x_lo: np.ndarray, x_hi: np.ndarray):
     pi, mu = scenario.prior, scenario.mu
     joint1 = pi * _normal_mass(x_lo - mu, x_hi - mu)
     return joint1 + (1.0 - pi) * _normal_mass(x_lo + mu, x_hi + mu), joint1
+
+
+def _bin_means(scenario: GaussianMixture, x_lo: np.ndarray, x_hi: np.ndarray, mass: np.ndarray, joint1: np.ndarray):
+    r""":math:`\theta_I = P[Z \in I, Y = 1] / P[Z \in I]`: the direct quotient where the bin mass is a normal float,
+    else in logs, :math:`\operatorname{expit}(\log\frac{\pi}{1-\pi} + \log m_1 - \log m_0)` with the class masses
+    from :func:`~companion._numerics._log_normal_mass` (a bin far in a tail, e.g. forecasts near ``1e-300``)."""
+    pi, mu = scenario.prior, scenario.mu
+    with np.errstate(invalid="ignore", divide="ignore"):
+        theta = joint1 / mass
+    far = ~(mass >= np.finfo(float).tiny)
+    if np.any(far):
+        lo, hi = x_lo[far], x_hi[far]
+        log_odds = np.log(pi) - np.log1p(-pi) + _log_normal_mass(lo - mu, hi - mu) - _log_normal_mass(lo + mu, hi + mu)
+        theta[far] = expit(log_odds)
+    return theta
 
 
 def umb_binwise_risks(edges_list, values_list, prior: float = 0.5, mu: float = 2.0) -> dict:
@@ -448,7 +463,7 @@ def _statistics_sorted(scenario: GaussianMixture, x_sorted: np.ndarray, y_sorted
     return {
         "edges": expit(x_edges),
         "mass": mass,
-        "theta": joint1 / mass,
+        "theta": _bin_means(scenario, x_edges[:, :-1], x_edges[:, 1:], mass, joint1),
         "theta_hat": ones / counts,
         "counts": counts,
     }

@@ -1,0 +1,345 @@
+"""The valid extremes the validation suite listed as known failures (issue 27): right answers or principled refusals.
+
+Each expected value comes from an independent route: an invariance of the
+method (scaling the features), a log-space closed form evaluated with mpmath,
+or the method's own bound checked against the float range.
+"""
+
+from __future__ import annotations
+
+import math
+
+import mpmath as mp
+import numpy as np
+import pytest
+
+TINY = np.finfo(float).tiny  # the smallest normal float, 2**-1022
+
+
+# --- conformal: LDA posteriors do not change when every feature is scaled by one factor ---
+
+
+@pytest.mark.parametrize("c", [1e300, 1e-300, 3.7, 2.0**-1000])
+def test_lda_posteriors_are_scale_invariant(c):
+    from companion.conformal_label_shift.experiments import lda_posteriors
+    from companion.scenarios import three_class_gaussian
+
+    rng = np.random.default_rng(5)
+    x, y = three_class_gaussian().sample(60, rng, "source")
+    reference = lda_posteriors(x, y, x[:7], 3)
+    scaled = lda_posteriors(x * c, y, x[:7] * c, 3)
+    assert np.allclose(scaled, reference, rtol=1e-12, atol=1e-15)
+    if math.frexp(c)[0] == 0.5:  # a power of two: the scaled problem is the same problem, bit for bit
+        assert np.array_equal(scaled, reference)
+
+
+# --- l_p: the pool count J = floor(log2(1/omega)) + 1 and the iteration bound at the smallest thresholds ---
+
+
+@pytest.mark.parametrize("omega", [0.9, 0.5, 0.3, 0.25, 2.0**-10, 1e-5, 1e-300, TINY, 5e-324, math.nextafter(0.25, 1.0)])
+def test_pool_count_is_exact_down_to_subnormal_thresholds(omega):
+    from fractions import Fraction
+
+    from companion.multiclass_lp.structure import _pool_count
+
+    inverse = 1 / Fraction(omega)  # exact rational 1/omega, no overflow
+    assert _pool_count(omega) == int(inverse).bit_length()  # floor(log2(floor(1/omega))) + 1 in integers
+
+
+@pytest.mark.parametrize("threshold", [5e-324, 1e-300, 1e-160])
+def test_exact_trajectory_refuses_a_threshold_whose_bound_leaves_the_float_range(threshold):
+    from companion.multiclass_lp.experiments import exact_trajectory
+
+    bound = (mp.mpf(5) + 10 * mp.mpf("0.25") * mp.log(2 / mp.mpf(threshold)) / mp.log(1.5)) / mp.mpf(threshold) ** 2
+    assert bound > mp.mpf(np.finfo(float).max)  # independent: the bound itself exceeds the float range
+    with pytest.raises(ValueError, match="threshold"):
+        exact_trajectory(3, 0.25, threshold, (2.0,))
+
+
+# --- binning under label shift: the combined guarantee at the smallest levels ---
+
+
+def test_target_guarantee_refuses_levels_with_no_guarantee_naming_sizes_and_deltas():
+    from companion.binning_label_shift import target_binning_bound
+    from companion.label_shift_weights.bounds import bbse_error_bound
+    from companion.binning_label_shift.experiments import target_guarantee_coverage
+    from companion.label_shift_weights.experiments import label_shift_scenario
+
+    sc = label_shift_scenario("two_class")
+    conf, w = sc.confusion_matrix("hard"), sc.weights
+    # independent: at delta = 1e-301 the BBSE bound at delta/2 is above min w* for n = 20000, so Theorem 4 says nothing
+    assert bbse_error_bound(conf, w, 20000, 20000, 0.5e-301) >= w.min()
+    for deltas in ([1e-301, 0.5], [5e-324, 0.5]):
+        with pytest.raises(ValueError, match=r"sizes.*deltas"):
+            target_guarantee_coverage("two_class", [[200, 20000]], deltas, n_reps=3, n_cuts=2, rng=0)
+    assert 5e-324 / 2 == 0.0  # the level delta/2 of each event is not a float
+    with pytest.raises(ValueError, match="delta must be at least 1e-323"):
+        target_binning_bound([5], conf, w, 10**9, 10**9, 5e-324)
+
+
+# --- recalibration under label shift: priors whose samples almost never hold both classes ---
+
+
+@pytest.mark.parametrize(("prior", "n", "refused"), [(5e-324, 100, True), (1e-301, 10**6, True), (1e-3, 2, True),
+                                                     (0.01, 100, False), (0.5, 2, False), (2e-3, 1000, False)])
+def test_label_shift_drivers_refuse_priors_whose_samples_miss_a_class(prior, n, refused):
+    from companion.label_shift_recalibration.experiments import label_shift_grid, label_shift_risks
+
+    # independent: P(both classes) = 1 - q^n - (1-q)^n at 50 digits; refused iff 10^4 draws all miss with chance > 1e-9
+    q = mp.mpf(prior)
+    both = 1 - q**n - (1 - q) ** n
+    assert ((1 - both) ** 10_000 > mp.mpf("1e-9")) == refused
+    if refused:
+        with pytest.raises(ValueError, match=r"target_priors entry.*n_target_values"):
+            label_shift_grid([0.3, prior], [200], [n], n_reps=2, rng=0)
+        with pytest.raises(ValueError, match=r"target_prior.*n_target"):
+            label_shift_risks(200, n, 0.5, prior, n_reps=2, rng=0)
+    elif n <= 100:
+        assert label_shift_risks(200, n, 0.5, prior, n_reps=2, rng=0)["values"].shape == (2, 4, 4)
+
+
+# --- uniform-mass binning and binning under label shift: bin means far in a tail, against mpmath ---
+
+
+def _mp_class_mass(lo, hi, mean):
+    """P[lo < N(mean, 1) <= hi] at 60 digits, from the nearer tail."""
+    with mp.workdps(60):
+        lo, hi = mp.mpf(lo) - mean, mp.mpf(hi) - mean
+        return mp.ncdf(-lo) - mp.ncdf(-hi) if lo > 0 else mp.ncdf(hi) - mp.ncdf(lo)
+
+
+def test_umb_bin_means_far_in_the_tail_match_mpmath():
+    from scipy.special import expit
+
+    from companion.uniform_mass_binning.experiments import umb_bin_statistics
+
+    x = np.array([-45.0, -44.0, -43.5, -42.0, -41.0, -40.5, -39.0, -38.0])  # logit forecasts: bin masses of 1e-320 and below
+    y = np.array([0, 0, 0, 1, 0, 0, 0, 1])
+    r = umb_bin_statistics(expit(x)[None, :], y[None, :], 2, prior=0.3, mu=2.0)
+    edges = np.concatenate(([-np.inf], np.log(r["edges"][0, 1:-1]) - np.log1p(-r["edges"][0, 1:-1]), [np.inf]))
+    for b in range(2):
+        m1 = 0.3 * _mp_class_mass(edges[b], edges[b + 1], 2.0)
+        m0 = 0.7 * _mp_class_mass(edges[b], edges[b + 1], -2.0)
+        assert math.isclose(r["theta"][0, b], float(m1 / (m1 + m0)), rel_tol=1e-9)
+    assert r["theta"][0, 0] > 0.0 and r["mass"][0, 0] < 1e-300  # the mass underflows, its bin mean does not
+
+
+@pytest.mark.parametrize("band", [(0.4, 0.6), (1e-12, 2e-12), (4e-301, 6e-301)])
+def test_podkopaev_band_shares_far_in_the_tail(band):
+    from companion.binning_label_shift.experiments import podkopaev_figure2
+    from companion.label_shift_weights.experiments import label_shift_scenario
+
+    stats = podkopaev_figure2(20, 200, 200, 200, 50, 4, band=np.array(band), rng=0)["band_stats"]
+    lo, hi = band
+    # independent: the band is {x: eta^P_1(x) in [lo, hi]}, so P[Y=1 | band] is an average of values in [lo, hi] ...
+    assert lo <= stats["source_exact"] <= hi
+    # ... and label shift multiplies the odds of every x, hence of the band, by w*_1 / w*_0
+    w = label_shift_scenario("two_class").weights
+    odds = lambda p: p / (1.0 - p)  # noqa: E731
+    assert math.isclose(odds(stats["target_exact"]) / odds(stats["source_exact"]), w[1] / w[0], rel_tol=1e-9)
+
+
+# --- target prior: capped scaling and FJS with a subnormal posterior or prior ---
+
+POST = np.array([5e-324, 0.2, 0.4, 0.7, 0.9])
+MASSES = np.array([0.125, 0.25, 0.25, 0.25, 0.125])
+
+
+@pytest.mark.parametrize(("q", "t"), [(0.3, None), (0.8, 3.5)])
+def test_capped_scaling_with_a_subnormal_posterior_matches_the_closed_form(q, t):
+    from companion.target_prior import capped_scaling
+
+    # closed forms: no grade capped -> t = q / E_Q[eta]; the top three capped -> t = (q - 0.625) / E_Q[eta 1{uncapped}]
+    t = q / float(MASSES @ POST) if t is None else (q - 0.625) / (0.125 * 5e-324 + 0.25 * 0.2)
+    fit = capped_scaling(POST, MASSES, q)
+    assert math.isclose(fit.params["t"], t, rel_tol=1e-12)
+    assert np.allclose(fit.posteriors, np.minimum(t * POST, 1.0), rtol=1e-12, atol=0.0)
+
+
+def _mp_fjs(eta, f, q):
+    """FJS target posteriors at 50 digits: the odds factor c solving E_Q[c eta / (c eta + 1 - eta)] = q (p drops out)."""
+    with mp.workdps(50):
+        eta = [mp.mpf(v) for v in eta]
+        mean = lambda log_c: sum(mp.mpf(w) * e * mp.exp(log_c) / (e * mp.exp(log_c) + 1 - e) for w, e in zip(f, eta)) - q  # noqa: E731
+        log_c = mp.findroot(mean, (-20, 20), solver="anderson")
+        return np.array([float(e * mp.exp(log_c) / (e * mp.exp(log_c) + 1 - e)) for e in eta])
+
+
+@pytest.mark.parametrize(("eta", "p"), [(POST, 0.45), (np.array([0.05, 0.2, 0.4, 0.7, 0.9]), 5e-324),
+                                        (np.array([0.05, 0.2, 0.4, 0.7, 0.9]), 0.45)])
+def test_fjs_at_a_subnormal_posterior_or_prior_matches_mpmath(eta, p):
+    from companion.target_prior import fjs
+
+    fit = fjs(eta, MASSES, p, 0.3)
+    expected = _mp_fjs(eta, MASSES, mp.mpf("0.3"))
+    assert np.allclose(fit.posteriors, expected, rtol=1e-10, atol=0.0)
+    lo, hi = fit.params["rho_bounds"]
+    assert lo <= fit.params["rho"] <= hi
+
+
+# --- target prior: the AUC-matching methods at the smallest priors, huge slopes and underflowing posteriors ---
+
+POST_N = np.array([0.05, 0.2, 0.4, 0.7, 0.9])
+
+
+def _mp_auc(post, f):
+    """Eq. (3a) at 60 digits for an increasing map on distinct increasing scores: class masses f p and f (1 - p)."""
+    with mp.workdps(60):
+        m1 = [mp.mpf(w) * p for w, p in zip(f, post)]
+        m0 = [mp.mpf(w) * (1 - p) for w, p in zip(f, post)]
+        below = mp.mpf(0)
+        total = mp.mpf(0)
+        for a1, a0 in zip(m1, m0):
+            total += a1 * (below + a0 / 2)
+            below += a0
+        return total / (sum(m1) * sum(m0))
+
+
+def test_the_auc_prior_bound_is_the_smallest_normal_float():
+    from companion.target_prior.qmm import MIN_AUC_PRIOR
+
+    assert MIN_AUC_PRIOR == 2.0**-1022
+    # the rounding of a subnormal posterior (2**-1074) is one machine epsilon of the smallest normal prior
+    assert np.spacing(0.0) / MIN_AUC_PRIOR == np.finfo(float).eps
+
+
+@pytest.mark.parametrize("q", [5e-324, math.nextafter(TINY, 0.0)])
+def test_auc_matching_methods_refuse_a_subnormal_target_prior(q):
+    from companion.target_prior import cspd, cspd_auc_profile, platt, two_param_qmm
+    from companion.target_prior.experiments import roc_qmm_convergence
+
+    for call in (lambda: platt(POST_N, MASSES, q, 0.8), lambda: cspd(POST_N, MASSES, q, 0.8),
+                 lambda: cspd_auc_profile(POST_N, MASSES, q, [1.0]), lambda: two_param_qmm(MASSES, q, 0.8)):
+        with pytest.raises(ValueError, match="target_prior must be at least the smallest normal float"):
+            call()
+    with pytest.raises(ValueError, match=r"cases \(second column, target_prior\)"):
+        roc_qmm_convergence([[0.8, q]], n_iter=5)
+
+
+@pytest.mark.parametrize("method", ["platt", "cspd"])
+def test_auc_matching_at_a_tiny_prior_meets_mean_and_auc(method):
+    import companion.target_prior as tp
+
+    fit = getattr(tp, method)(POST_N, MASSES, 1e-300, 0.8)
+    assert math.isclose(float(MASSES @ fit.posteriors) / 1e-300, 1.0, rel_tol=1e-9)
+    assert math.isclose(float(_mp_auc([mp.mpf(v) for v in fit.posteriors], MASSES)), 0.8, rel_tol=1e-9)
+
+
+def test_cspd_auc_profile_at_huge_slopes_is_the_step_limit():
+    from companion.target_prior import cspd_auc_profile
+
+    # a -> inf: posterior 0 below the score where the upper target mass reaches q = 0.3, 1 above it, and at it
+    # the share (0.3 - 0.125) / 0.25 = 0.7 that meets the mean
+    limit = float(_mp_auc([0, 0, 0, mp.mpf("0.7"), 1], MASSES))
+    profile = cspd_auc_profile(POST_N, MASSES, 0.3, [1e6, 1e20, 5e299, 1e300, 2e300])
+    assert np.allclose(profile[1:], limit, rtol=1e-12, atol=0.0)
+    assert abs(profile[0] - limit) < 1e-5  # continuity: a large slope on the direct route is near the limit
+
+
+def _mp_quantify(eta, f, auc):
+    """The one-parameter CSPD slope a of (9a) at 50 digits: implied AUC of expit(a logit eta) = auc."""
+    with mp.workdps(50):
+        x = [mp.log(mp.mpf(e)) - mp.log1p(-mp.mpf(e)) for e in eta]
+        g = lambda a: _mp_auc([1 / (1 + mp.exp(-a * v)) for v in x], f) - auc  # noqa: E731
+        a = mp.findroot(g, (mp.mpf("0.5"), mp.mpf(4)), solver="anderson")
+        return a, [1 / (1 + mp.exp(-a * v)) for v in x]
+
+
+def test_cspd_quantify_with_a_subnormal_posterior_matches_mpmath():
+    from companion.target_prior import cspd_quantify
+
+    eta = np.array([5e-324, 0.2, 0.4, 0.7, 0.9])
+    fit = cspd_quantify(eta, MASSES, 0.8)
+    a, post = _mp_quantify(eta, MASSES, mp.mpf("0.8"))
+    assert math.isclose(fit.params["a"], float(a), rel_tol=1e-9)
+    assert np.allclose(fit.posteriors, [float(p) for p in post], rtol=1e-9, atol=0.0)
+    assert 0.0 < fit.posteriors[0] < 1e-250  # at a < 1 the subnormal posterior rises into the normal range
+
+
+def test_cspd_quantify_refuses_posteriors_whose_prior_estimate_underflows():
+    from companion.target_prior import cspd_quantify
+
+    eta = POST_N * 1e-300
+    a, post = _mp_quantify(eta, MASSES, mp.mpf("0.8"))
+    assert sum(mp.mpf(w) * p for w, p in zip(MASSES, post)) < TINY  # independent: the true prior estimate is subnormal
+    with pytest.raises(ValueError, match="posteriors are so close to 0"):
+        cspd_quantify(eta, MASSES, 0.8)
+
+
+def test_cspd_quantify_reaches_an_auc_where_its_posteriors_span_150_decades():
+    # the old saturation test gave up at the first doubling of a whose map rounded a posterior to 0 or 1;
+    # (9a) has a root at a = 38.76 (mpmath), posteriors from 1e-155 to 1 - 4e-9
+    from companion.scenarios import RatingScaleExample
+    from companion.target_prior import cspd_quantify
+
+    ex = RatingScaleExample()
+    eta, f = ex.source_posteriors, ex.target_masses
+    fit = cspd_quantify(eta, f, 0.9999)
+    with mp.workdps(50):
+        x = [mp.log(mp.mpf(e)) - mp.log1p(-mp.mpf(e)) for e in eta]
+        g = lambda a: _mp_auc([1 / (1 + mp.exp(-a * v)) for v in x], f) - mp.mpf("0.9999")  # noqa: E731
+        a = mp.findroot(g, (mp.mpf(20), mp.mpf(60)), solver="bisect")
+    assert math.isclose(fit.params["a"], float(a), rel_tol=1e-9)
+
+
+# --- decomposition: the mirror-symmetry integrand for a shifted forecaster, simplified once with a symbolic offset ---
+
+
+@pytest.mark.parametrize("offset", [0.5, -3, 1e-300, 1e300])
+def test_mirror_symmetry_integrand_equals_the_unsimplified_reflection(offset):
+    import sympy as sp
+
+    from companion.calibration_sharpness import mirror_symmetry_mse
+
+    _, parts = mirror_symmetry_mse(offset)
+    x, mu = sp.Symbol("x", real=True), sp.Symbol("mu", positive=True)
+    c = sp.Rational(repr(float(offset)))
+    phi = lambda t: sp.exp(-t**2 / 2) / sp.sqrt(2 * sp.pi)  # noqa: E731
+    f = lambda t: 1 / (1 + sp.exp(-(t + c)))  # noqa: E731
+    direct = phi(-x - mu) * (1 - f(-x)) ** 2 - phi(x + mu) * f(x) ** 2  # l_1(-x) - l_0(x), built here, not simplified
+    for xv in (sp.Rational(3, 10), sp.Rational(-6, 5)):
+        point = {x: xv, mu: 2}
+        got, want = sp.N(parts["integrand"].subs(point), 40), sp.N(direct.subs(point), 40)
+        assert abs(got - want) <= sp.Float("1e-30") * max(abs(want), sp.Float("1e-300"))
+
+
+def test_label_conditional_study_bounds_each_settings_n_cal_by_memory():
+    from companion._checks import MAX_BYTES
+    from companion.conformal_label_shift.experiments import label_conditional_study
+
+    chunk = 2
+    largest = MAX_BYTES // (128 * chunk)  # 128 bytes per sampled point, chunk simulations at once
+    with pytest.raises(ValueError, match=r"settings n_cal is too large for memory"):
+        label_conditional_study(n_sims=2, n_train=100, n_test=50, settings=(("source", 60), ("target", largest + 1)),
+                                rng=0, chunk=chunk)
+    with pytest.raises(ValueError, match=r"settings n_cal"):
+        label_conditional_study(n_sims=2, n_train=100, n_test=50, settings=(("source", 2**53),), rng=0, chunk=chunk)
+
+
+def test_remark5_rates_refuses_a_target_prior_whose_samples_miss_a_class():
+    # the twin in the label-shift-weights chapter: 1000 rounds of redraws of the target samples
+    from companion.label_shift_weights.experiments import remark5_rates
+
+    q, n = mp.mpf("1e-300"), 100
+    assert (q**n + (1 - q) ** n) ** 1000 > mp.mpf("1e-9")  # independent: every round misses a class, almost surely
+    for prior in (5e-324, 1e-300):
+        with pytest.raises(ValueError, match=r"target_prior.*n_target_values"):
+            remark5_rates([100, 200], 2, 0.5, prior, n_bins=4, n_source=400, rng=0)
+
+
+@pytest.mark.parametrize(("kwargs", "name"), [(dict(threshold=5e-324), "threshold"), (dict(threshold=1e-300), "threshold"),
+                                              (dict(threshold=0.05, mass_threshold=1e-20), "mass_threshold")])
+def test_noisy_lp_calibrator_refuses_a_mass_threshold_below_its_event_count(kwargs, name):
+    # the twin of the pool count in fit: Lemma 8's union bound counts floor(1/omega_m) events, at most 2**53
+    from fractions import Fraction
+
+    from companion.multiclass_lp import LpCalibrator
+
+    omega_m = kwargs.get("mass_threshold", kwargs["threshold"])
+    assert int(1 / Fraction(omega_m)) > 2**53
+    rng = np.random.default_rng(0)
+    probs = rng.dirichlet([1.0, 1.0, 1.0], 3000)
+    y = (rng.random(3000)[:, None] > np.cumsum(probs, axis=1)).sum(axis=1)
+    with pytest.raises(ValueError, match=f"^{name} gives omega_m"):
+        LpCalibrator(0.25, **kwargs).fit(probs, y)
+    assert LpCalibrator(0.25, threshold=2.0**-53).fit(probs, y).threshold_ == 2.0**-53  # the boundary is accepted
