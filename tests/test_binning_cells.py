@@ -96,9 +96,9 @@ def test_the_shapes_reach_every_branch():
     cells = Cells(10, z.min())
     assert np.unique(cells.of(z, z.min())).size == 1  # one cell: the order statistics must cut it again
     fit = check_against_reference(z, 10, rng)
-    assert fit._lookup.any_several  # one cell holds all nine different edges
+    assert fit._lookup.several is not None  # one cell holds all nine different edges
     ties = check_against_reference(shape("rounded to 2 decimals", 200_000, rng), 10, rng)
-    assert not ties._lookup.any_several
+    assert ties._lookup.several is None
 
 
 def test_order_statistics_at_any_ranks():

@@ -127,7 +127,7 @@ class _HistogramBinning:
     (:class:`~companion.calibration_sharpness.cells.Cells`).  Nothing is
     sorted: each point's bin comes from the cell table
     (:class:`~companion.calibration_sharpness.cells.BinLookup`) and the counts
-    and class-1 counts are two ``bincount`` passes.
+    and class-1 counts are one ``bincount`` of ``2 bin + label``.
     """
 
     def __init__(self, n_bins: int):
@@ -151,20 +151,24 @@ class _HistogramBinning:
         cell_of_z = cells.of(z, smallest)
         edges = self._edges(z, cells, cell_of_z)
         lookup = BinLookup(edges[1:-1], cells)
-        bins = lookup.bins(z, smallest, cell_of_z)  # the convention of bin_indices
-        counts = np.bincount(bins, minlength=self.n_bins)
+        codes = lookup.bins(z, smallest, cells=cell_of_z, out=cell_of_z)  # the convention of bin_indices ...
+        codes <<= 1
+        codes |= y  # ... as 2 bin + label: one count gives the points and the class-1 points of each bin
+        per_code = np.bincount(codes, minlength=2 * self.n_bins)
+        counts = per_code[0::2] + per_code[1::2]
         _check_no_empty_bin(counts, edges)
         self.counts_ = counts
-        self.values_ = np.bincount(bins, weights=y, minlength=self.n_bins) / counts
+        self.values_ = per_code[1::2] / counts
         self.edges_ = edges
         self._lookup = lookup
+        self._side_values = self.values_[lookup.side_bins]
         return self
 
     def predict(self, z) -> np.ndarray:
         """Recalibrated forecasts ``h(z)``: the mean label of the bin containing each ``z``."""
         if not hasattr(self, "values_"):
             raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit(z, y) first")
-        return self.values_[self._lookup.bins(*_as_scores(z))]
+        return self._lookup.take(self.values_, *_as_scores(z), per_side=self._side_values)
 
 
 class UniformMassBinning(_HistogramBinning):

@@ -39,6 +39,8 @@ __all__: list[str] = []
 _MAX_CELLS = 1 << 17
 #: A set of candidate points this small is sorted rather than cut again.
 _SORT_AT_MOST = 1 << 15
+#: Points a :class:`BinLookup` handles at a time (its scratch arrays then stay in the processor's cache).
+_BLOCK = 1 << 16
 #: The key of 1.0, the largest score.
 _KEY_OF_ONE = int(np.float64(1.0).view(np.int64))
 
@@ -68,16 +70,15 @@ class Cells:
         """``key >> shift`` of one score, with -0.0 read as +0.0."""
         return max(int(np.float64(score).view(np.int64)), 0) >> self.shift
 
-    def raw(self, z: np.ndarray) -> np.ndarray:
-        """Cell of each score, negative for a score below the table (merge those into cell 0)."""
-        cells = np.right_shift(_keys(z), self.shift)
-        cells -= self.low
-        return cells
+    def below_table(self, smallest) -> bool:
+        """Whether scores as small as ``smallest`` (or -0.0, whose key is negative) fall below the table."""
+        return not smallest > 0.0 or self._cell_key(smallest) < self.low
 
-    def of(self, z: np.ndarray, smallest: float) -> np.ndarray:
-        """Cell of each score of ``z``, whose smallest score is ``smallest`` (scores below the table go to cell 0)."""
-        cells = self.raw(z)
-        if not smallest > 0.0 or self._cell_key(smallest) < self.low:  # (-0.0 has a negative key)
+    def of(self, z: np.ndarray, smallest: float = 0.0, out: np.ndarray | None = None) -> np.ndarray:
+        """Cell of each score of ``z`` (into ``out`` if given), whose smallest score is ``smallest``; scores below the table go to cell 0."""
+        cells = np.right_shift(_keys(z), self.shift, out=out)
+        cells -= self.low
+        if self.below_table(smallest):
             np.maximum(cells, 0, out=cells)
         return cells
 
@@ -86,6 +87,7 @@ def order_statistics(z: np.ndarray, cells: np.ndarray, n_cells: int, ranks: np.n
     """The order statistics ``z_(r)`` for sorted 1-based ``ranks``, exact, without sorting ``z``.
 
     ``cells`` (in ``0, ..., n_cells - 1``) must be a monotone function of ``z``; ``z >= 0``.
+    Nothing of the size of ``z`` is allocated but masks of one byte a point and the kept points.
     """
     ranks = np.asarray(ranks, dtype=np.int64)
     out = np.empty(ranks.size)
@@ -97,16 +99,13 @@ def order_statistics(z: np.ndarray, cells: np.ndarray, n_cells: int, ranks: np.n
         target = np.searchsorted(ends, ranks)  # the cell holding each rank ...
         inside = ranks - (ends[target] - counts[target])  # ... and the rank within it
         held, slot_of_rank = np.unique(target, return_inverse=True)
-        slot = np.full(n_cells, held.size, dtype=np.intp)  # cells holding no wanted rank share the last slot
-        slot[held] = np.arange(held.size)
-        point_slot = slot[cells]
-        if 2 * counts[held].sum() < point_slot.size:  # the wanted cells hold few points: take them out first
-            members = np.flatnonzero(point_slot < held.size)
-            values, point_slot = values[members], point_slot[members]
-        lo, hi = np.full(held.size + 1, np.inf), np.full(held.size + 1, -np.inf)
-        np.minimum.at(lo, point_slot, values)
-        np.maximum.at(hi, point_slot, values)
-        lo, hi = lo[:-1] + 0.0, hi[:-1]  # + 0.0 turns -0.0 into +0.0
+        if 2 * counts[held].sum() < cells.size:  # the wanted cells hold few points: take them out first
+            members = np.flatnonzero(_marks(n_cells, held)[cells])
+            values, cells = values[members], cells[members]
+        lo, hi = np.full(n_cells, np.inf), np.full(n_cells, -np.inf)
+        np.minimum.at(lo, cells, values)
+        np.maximum.at(hi, cells, values)
+        lo, hi = lo[held] + 0.0, hi[held]  # + 0.0 turns -0.0 into +0.0
         tied = lo[slot_of_rank] == hi[slot_of_rank]  # the cell holds one value: it is the order statistic
         out[open_ranks[tied]] = lo[slot_of_rank[tied]]
         still = lo < hi
@@ -115,12 +114,21 @@ def order_statistics(z: np.ndarray, cells: np.ndarray, n_cells: int, ranks: np.n
         kept_counts = np.where(still, counts[held], 0)
         open_ranks, slot_of_rank = open_ranks[~tied], slot_of_rank[~tied]
         ranks = (np.cumsum(kept_counts) - kept_counts)[slot_of_rank] + inside[~tied]  # rank among the kept points
-        keep = np.flatnonzero(np.append(still, False)[point_slot])  # the points of the cells still open
-        values, point_slot = values[keep] + 0.0, point_slot[keep]
+        keep = np.flatnonzero(_marks(n_cells, held[still])[cells])  # the points of the cells still open
+        slot = np.empty(n_cells, dtype=np.intp)
+        slot[held] = np.arange(held.size)
+        values, point_slot = values[keep] + 0.0, slot[cells[keep]]
         if values.size <= _SORT_AT_MOST:
             out[open_ranks] = np.sort(values)[ranks - 1]
             return out
         cells, n_cells = _cut_again(values, point_slot, lo, hi, still)
+
+
+def _marks(n_cells: int, marked: np.ndarray) -> np.ndarray:
+    """A boolean table over the cells, true at ``marked``."""
+    table = np.zeros(n_cells, dtype=bool)
+    table[marked] = True
+    return table
 
 
 def _cut_again(values, point_slot, lo, hi, still) -> tuple[np.ndarray, int]:
@@ -140,39 +148,55 @@ class BinLookup:
     """Bin of each score for sorted interior edges ``inner``: ``searchsorted(inner, z, "left")`` by the cell table.
 
     ``cells`` is the map of :class:`Cells`; by default it starts at the lowest edge.
+    Each cell has a *threshold*, its lowest edge (``inf`` in a cell without
+    an edge), and two *sides*: its points at or below the threshold, and
+    above it.  When the cell's edges are copies of one value, a side lies in
+    one bin, ``side_bins[2 cell + above]``; a cell holding different edges
+    (``several``) sends its points to a binary search.
     """
 
     def __init__(self, inner: np.ndarray, cells: Cells | None = None):
         self.inner = inner
         self.cells = cells if cells is not None else Cells(inner.size + 1, inner[0] if inner.size else 1.0)
-        edge_cells = np.maximum(self.cells.raw(inner), 0)
-        n_in = np.bincount(edge_cells, minlength=self.cells.n_cells)  # edges in each cell ...
+        n_in = np.bincount(self.cells.of(inner), minlength=self.cells.n_cells)  # edges in each cell ...
         below = np.cumsum(n_in) - n_in  # ... and in the cells below it
         padded = np.append(inner, 1.0)  # so that a cell without an edge indexes something
-        self.first = padded[below]
-        one_value = (n_in == 0) | (self.first == padded[np.maximum(below + n_in - 1, 0)])
-        self.below = np.where(one_value, below, -1)  # -1: several different edges, a binary search
-        self.above = np.where(one_value, below + n_in, -1)
-        self.table = np.where(n_in > 0, -1, below)  # -1: the cell holds an edge, compare with it
-        self.any_several = not np.all(one_value)
+        self.threshold = np.where(n_in > 0, padded[below], np.inf)
+        several = self.threshold < padded[np.maximum(below + n_in - 1, 0)]
+        self.several = several if np.any(several) else None
+        self.side_bins = np.column_stack((below, below + n_in)).ravel()
+        self.bin_numbers = np.arange(inner.size + 1)
 
-    def bins(self, z: np.ndarray, smallest: float, cells: np.ndarray | None = None) -> np.ndarray:
-        """Bin of each score of ``z``, whose smallest score is ``smallest`` (``cells``: ``self.cells.of(z, smallest)``, if computed).
+    def bins(self, z: np.ndarray, smallest: float, cells: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
+        """Bin of each score of ``z`` (see :meth:`take`)."""
+        return self.take(self.bin_numbers, z, smallest, cells=cells, out=out, per_side=self.side_bins)
 
-        When few points (judged on every 64th) fall in a cell holding an edge,
-        those alone are compared; otherwise (tied or piled-up scores) every
-        point is compared with the edge of its cell, in one vectorized pass.
+    def take(self, per_bin: np.ndarray, z: np.ndarray, smallest: float, cells: np.ndarray | None = None,
+             out: np.ndarray | None = None, per_side: np.ndarray | None = None) -> np.ndarray:
+        """``per_bin[bin]`` for each score of ``z``, whose smallest score is ``smallest``, into ``out`` (which may be ``cells``).
+
+        ``cells``: ``self.cells.of(z, smallest)``, if computed; ``per_side``:
+        ``per_bin[self.side_bins]``, if computed.  The points go by blocks of
+        ``_BLOCK``: cell, threshold, one compare and one gather, all in arrays
+        that stay in the processor's cache.
         """
-        if cells is None:
-            cells = self.cells.of(z, smallest)
-        if 4 * np.count_nonzero(self.table[cells[::64]] < 0) < cells[::64].size:
-            bins = self.table[cells]
-            edge_points = np.flatnonzero(bins < 0)
-            cell = cells[edge_points]
-            bins[edge_points] = np.where(z[edge_points] > self.first[cell], self.above[cell], self.below[cell])
-        else:
-            bins = np.where(z > self.first[cells], self.above[cells], self.below[cells])
-        if self.any_several:
-            several = np.flatnonzero(bins < 0)  # in a cell holding different edges
-            bins[several] = np.searchsorted(self.inner, z[several], side="left")
-        return bins
+        per_side = per_bin[self.side_bins] if per_side is None else per_side
+        out = np.empty(z.size, dtype=per_bin.dtype) if out is None else out
+        size = min(z.size, _BLOCK)
+        cell, threshold, above = np.empty(size, dtype=np.int64), np.empty(size), np.empty(size, dtype=bool)
+        for start in range(0, z.size, _BLOCK):
+            stop = min(start + _BLOCK, z.size)
+            scores, c, t, a = z[start:stop], cell[: stop - start], threshold[: stop - start], above[: stop - start]
+            if cells is None:
+                self.cells.of(scores, smallest, out=c)
+            else:
+                np.copyto(c, cells[start:stop])
+            np.take(self.threshold, c, out=t, mode="clip")  # the cells are in range: "clip" only spares a check
+            np.greater(scores, t, out=a)
+            several = np.flatnonzero(self.several[c]) if self.several is not None else None
+            c <<= 1
+            c += a
+            np.take(per_side, c, out=out[start:stop], mode="clip")
+            if several is not None and several.size:
+                out[start + several] = per_bin[np.searchsorted(self.inner, scores[several], side="left")]
+        return out
