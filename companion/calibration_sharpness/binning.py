@@ -151,9 +151,8 @@ class _HistogramBinning:
         cell_of_z = cells.of(z, smallest)
         edges = self._edges(z, cells, cell_of_z)
         lookup = BinLookup(edges[1:-1], cells)
-        codes = lookup.bins(z, smallest, cells=cell_of_z, out=cell_of_z)  # the convention of bin_indices ...
-        codes <<= 1
-        codes |= y  # ... as 2 bin + label: one count gives the points and the class-1 points of each bin
+        # bins in the convention of bin_indices, as 2 bin + label: one count gives the points and the class-1 points of each bin
+        codes = lookup.bins(z, smallest, cells=cell_of_z, out=cell_of_z, labels=y)
         per_code = np.bincount(codes, minlength=2 * self.n_bins)
         counts = per_code[0::2] + per_code[1::2]
         _check_no_empty_bin(counts, edges)

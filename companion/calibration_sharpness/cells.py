@@ -39,7 +39,7 @@ __all__: list[str] = []
 _MAX_CELLS = 1 << 17
 #: A set of candidate points this small is sorted rather than cut again.
 _SORT_AT_MOST = 1 << 15
-#: Points a :class:`BinLookup` handles at a time (its scratch arrays then stay in the processor's cache).
+#: Points handled at a time by the passes over all points (their scratch arrays then stay in the processor's cache).
 _BLOCK = 1 << 16
 #: The key of 1.0, the largest score.
 _KEY_OF_ONE = int(np.float64(1.0).view(np.int64))
@@ -48,6 +48,11 @@ _KEY_OF_ONE = int(np.float64(1.0).view(np.int64))
 def _keys(z: np.ndarray) -> np.ndarray:
     """The bits of each score read as an int64 (ordered like the scores for scores >= +0.0)."""
     return np.ascontiguousarray(z, dtype=np.float64).view(np.int64)
+
+
+def _blocks(size: int):
+    """Consecutive slices of at most ``_BLOCK`` points covering ``range(size)``."""
+    return (slice(start, min(start + _BLOCK, size)) for start in range(0, size, _BLOCK))
 
 
 class Cells:
@@ -76,11 +81,14 @@ class Cells:
 
     def of(self, z: np.ndarray, smallest: float = 0.0, out: np.ndarray | None = None) -> np.ndarray:
         """Cell of each score of ``z`` (into ``out`` if given), whose smallest score is ``smallest``; scores below the table go to cell 0."""
-        cells = np.right_shift(_keys(z), self.shift, out=out)
-        cells -= self.low
-        if self.below_table(smallest):
-            np.maximum(cells, 0, out=cells)
-        return cells
+        keys, clip = _keys(z), self.below_table(smallest)
+        out = np.empty(keys.size, dtype=np.int64) if out is None else out
+        for part in _blocks(keys.size):  # block by block: each block's three steps in the cache
+            cells = np.right_shift(keys[part], self.shift, out=out[part])
+            cells -= self.low
+            if clip:
+                np.maximum(cells, 0, out=cells)
+        return out
 
 
 def order_statistics(z: np.ndarray, cells: np.ndarray, n_cells: int, ranks: np.ndarray) -> np.ndarray:
@@ -102,10 +110,11 @@ def order_statistics(z: np.ndarray, cells: np.ndarray, n_cells: int, ranks: np.n
         if 2 * counts[held].sum() < cells.size:  # the wanted cells hold few points: take them out first
             members = np.flatnonzero(_marks(n_cells, held)[cells])
             values, cells = values[members], cells[members]
-        lo, hi = np.full(n_cells, np.inf), np.full(n_cells, -np.inf)
-        np.minimum.at(lo, cells, values)
-        np.maximum.at(hi, cells, values)
-        lo, hi = lo[held] + 0.0, hi[held]  # + 0.0 turns -0.0 into +0.0
+            lo, hi = _extremes(values, cells, n_cells, held)
+        else:
+            lo = hi = _one_value_each(values, cells, n_cells, held, counts[held].sum())
+            if lo is None:
+                lo, hi = _extremes(values, cells, n_cells, held)
         tied = lo[slot_of_rank] == hi[slot_of_rank]  # the cell holds one value: it is the order statistic
         out[open_ranks[tied]] = lo[slot_of_rank[tied]]
         still = lo < hi
@@ -122,6 +131,36 @@ def order_statistics(z: np.ndarray, cells: np.ndarray, n_cells: int, ranks: np.n
             out[open_ranks] = np.sort(values)[ranks - 1]
             return out
         cells, n_cells = _cut_again(values, point_slot, lo, hi, still)
+
+
+def _extremes(values, cells, n_cells, held) -> tuple[np.ndarray, np.ndarray]:
+    """Smallest and largest value in each cell of ``held`` (+inf and -inf where none), -0.0 read as +0.0."""
+    lo, hi = np.full(n_cells, np.inf), np.full(n_cells, -np.inf)
+    np.minimum.at(lo, cells, values)
+    np.maximum.at(hi, cells, values)
+    return lo[held] + 0.0, hi[held] + 0.0
+
+
+def _one_value_each(values, cells, n_cells, held, n_held) -> np.ndarray | None:
+    """The value of each cell of ``held`` if each holds copies of one value (tied scores), else None.
+
+    A guess from every ``k``-th point (the extremes of a sample of about
+    ``_BLOCK`` points), then a check that all ``n_held`` points of these
+    cells equal their cell's guess: one gather and one compare a point, by
+    blocks, in place of the scatter of :func:`_extremes` over all points.
+    """
+    step = max(values.size // _BLOCK, 1)
+    lo, hi = _extremes(values[::step], cells[::step], n_cells, held)
+    if not np.all(lo == hi):  # (a cell left out of the sample has lo = inf, hi = -inf)
+        return None
+    guess = np.full(n_cells, np.nan)  # a cell outside ``held``: no point equals NaN
+    guess[held] = lo
+    scratch = np.empty(min(values.size, _BLOCK))
+    equal = 0
+    for part in _blocks(values.size):
+        g = np.take(guess, cells[part], out=scratch[: part.stop - part.start], mode="clip")
+        equal += np.count_nonzero(values[part] == g)
+    return lo if equal == n_held else None
 
 
 def _marks(n_cells: int, marked: np.ndarray) -> np.ndarray:
@@ -167,13 +206,16 @@ class BinLookup:
         self.side_bins = np.column_stack((below, below + n_in)).ravel()
         self.bin_numbers = np.arange(inner.size + 1)
 
-    def bins(self, z: np.ndarray, smallest: float, cells: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
-        """Bin of each score of ``z`` (see :meth:`take`)."""
-        return self.take(self.bin_numbers, z, smallest, cells=cells, out=out, per_side=self.side_bins)
+    def bins(self, z: np.ndarray, smallest: float, cells: np.ndarray | None = None, out: np.ndarray | None = None,
+             labels: np.ndarray | None = None) -> np.ndarray:
+        """Bin of each score of ``z`` (see :meth:`take`); with 0/1 ``labels``, ``2 bin + label``."""
+        if labels is None:
+            return self.take(self.bin_numbers, z, smallest, cells=cells, out=out, per_side=self.side_bins)
+        return self.take(2 * self.bin_numbers, z, smallest, cells=cells, out=out, per_side=2 * self.side_bins, plus=labels)
 
     def take(self, per_bin: np.ndarray, z: np.ndarray, smallest: float, cells: np.ndarray | None = None,
-             out: np.ndarray | None = None, per_side: np.ndarray | None = None) -> np.ndarray:
-        """``per_bin[bin]`` for each score of ``z``, whose smallest score is ``smallest``, into ``out`` (which may be ``cells``).
+             out: np.ndarray | None = None, per_side: np.ndarray | None = None, plus: np.ndarray | None = None) -> np.ndarray:
+        """``per_bin[bin]`` (``+ plus``) for each score of ``z``, whose smallest score is ``smallest``, into ``out`` (which may be ``cells``).
 
         ``cells``: ``self.cells.of(z, smallest)``, if computed; ``per_side``:
         ``per_bin[self.side_bins]``, if computed.  The points go by blocks of
@@ -199,4 +241,6 @@ class BinLookup:
             np.take(per_side, c, out=out[start:stop], mode="clip")
             if several is not None and several.size:
                 out[start + several] = per_bin[np.searchsorted(self.inner, scores[several], side="left")]
+            if plus is not None:
+                out[start:stop] += plus[start:stop]
         return out
