@@ -16,17 +16,25 @@ ones.  The table keeps at most ``_MAX_CELLS`` cells; smaller scores share cell 0
 sorted sample is the concatenation of the sorted cells: the cumulative cell
 counts give the cell of each wanted rank and the rank inside it.  Only the
 points of those few cells are kept.  A cell whose points are all equal gives
-its value at once (tied scores); the others are sorted when they hold few
-points and otherwise cut again, each within its own range, and the step
-repeats on fewer points (a loop over levels, never over points).
+its value at once (tied scores: when the wanted cells hold most points, a
+guess from a sample is checked on all of them, a gather and a compare a
+point); the others are sorted when they hold few points and otherwise cut
+again, each within its own range, and the step repeats on fewer points (a
+loop over levels, never over points).
 
 *Bins* (:class:`BinLookup`).  The bin of :math:`z` is the number of interior
 edges below it (``searchsorted(inner, z, "left")``: bins
 :math:`[u_0, u_1], (u_1, u_2], \dots`).  An edge in a lower cell is below every
-point of a higher cell, so a cell without an edge gives its bin from a table,
-in one gather.  A point in a cell holding copies of one edge value is compared
-with it once; only points in a cell holding several different edges take a
-binary search.
+point of a higher cell, so a point's bin follows from its cell and one
+compare with the cell's lowest edge (none: every point is at or below it):
+a table per side of the cell (at or below, above) gives the bin, or directly
+the bin's value for ``predict``.  Only points in a cell holding several
+different edges take a binary search.
+
+*Blocks.*  The passes over all points go by blocks of ``_BLOCK`` points into
+scratch arrays that stay in the processor's cache, so no temporary of the
+size of the sample is written: at 10^7 points a fresh array costs as much as
+the arithmetic on it (its pages are mapped on first touch).
 """
 
 from __future__ import annotations
