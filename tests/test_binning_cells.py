@@ -99,6 +99,9 @@ def test_the_shapes_reach_every_branch():
     assert fit._lookup.several is not None  # one cell holds all nine different edges
     ties = check_against_reference(shape("rounded to 2 decimals", 200_000, rng), 10, rng)
     assert ties._lookup.several is None
+    skewed = check_against_reference(shape("beta near 0", 200_000, rng), 1000, rng)
+    assert skewed._lookup.several is None  # edges over ~25 binades: coarser cells, not 20 edges merged into cell 0
+    assert skewed._lookup.cells.n_cells <= 1 << 17
 
 
 def test_order_statistics_at_any_ranks():

@@ -68,11 +68,16 @@ class Cells:
 
     About ``8 n_bins`` cells per binade (``2**bits``, ``bits = bit_length(n_bins) + 3``), from the
     cell of ``smallest`` to the cell of 1.0; when that is more than ``_MAX_CELLS`` cells, the lowest
-    cells are merged into cell 0.
+    cells are merged into cell 0, or, with ``whole_span``, the cells are made coarser until the
+    binades from ``smallest`` up fit (the table of :class:`BinLookup`, whose cell 0 would
+    otherwise hold many edges).
     """
 
-    def __init__(self, n_bins: int, smallest: float):
+    def __init__(self, n_bins: int, smallest: float, whole_span: bool = False):
         bits = min(int(n_bins).bit_length() + 3, 24)
+        if whole_span:
+            binades = (_KEY_OF_ONE - max(int(np.float64(smallest).view(np.int64)), 0)) >> 52
+            bits = max(min(bits, (_MAX_CELLS // (binades + 1)).bit_length() - 1), 0)
         self.shift = 52 - bits
         top = _KEY_OF_ONE >> self.shift
         lowest = self._cell_key(smallest)
@@ -194,7 +199,7 @@ def _cut_again(values, point_slot, lo, hi, still) -> tuple[np.ndarray, int]:
 class BinLookup:
     """Bin of each score for sorted interior edges ``inner``: ``searchsorted(inner, z, "left")`` by the cell table.
 
-    ``cells`` is the map of :class:`Cells`; by default it starts at the lowest edge.
+    The cells (:class:`Cells`) span the lowest edge to 1.
     Each cell has a *threshold*, its lowest edge (``inf`` in a cell without
     an edge), and two *sides*: its points at or below the threshold, and
     above it.  When the cell's edges are copies of one value, a side lies in
@@ -202,9 +207,9 @@ class BinLookup:
     (``several``) sends its points to a binary search.
     """
 
-    def __init__(self, inner: np.ndarray, cells: Cells | None = None):
+    def __init__(self, inner: np.ndarray):
         self.inner = inner
-        self.cells = cells if cells is not None else Cells(inner.size + 1, inner[0] if inner.size else 1.0)
+        self.cells = Cells(inner.size + 1, inner[0] if inner.size else 1.0, whole_span=True)
         n_in = np.bincount(self.cells.of(inner), minlength=self.cells.n_cells)  # edges in each cell ...
         below = np.cumsum(n_in) - n_in  # ... and in the cells below it
         padded = np.append(inner, 1.0)  # so that a cell without an edge indexes something
@@ -214,41 +219,35 @@ class BinLookup:
         self.side_bins = np.column_stack((below, below + n_in)).ravel()
         self.bin_numbers = np.arange(inner.size + 1)
 
-    def bins(self, z: np.ndarray, smallest: float, cells: np.ndarray | None = None, out: np.ndarray | None = None,
-             labels: np.ndarray | None = None) -> np.ndarray:
+    def bins(self, z: np.ndarray, smallest: float, out: np.ndarray | None = None, labels: np.ndarray | None = None) -> np.ndarray:
         """Bin of each score of ``z`` (see :meth:`take`); with 0/1 ``labels``, ``2 bin + label``."""
         if labels is None:
-            return self.take(self.bin_numbers, z, smallest, cells=cells, out=out, per_side=self.side_bins)
-        return self.take(2 * self.bin_numbers, z, smallest, cells=cells, out=out, per_side=2 * self.side_bins, plus=labels)
+            return self.take(self.bin_numbers, z, smallest, out=out, per_side=self.side_bins)
+        return self.take(2 * self.bin_numbers, z, smallest, out=out, per_side=2 * self.side_bins, plus=labels)
 
-    def take(self, per_bin: np.ndarray, z: np.ndarray, smallest: float, cells: np.ndarray | None = None,
-             out: np.ndarray | None = None, per_side: np.ndarray | None = None, plus: np.ndarray | None = None) -> np.ndarray:
-        """``per_bin[bin]`` (``+ plus``) for each score of ``z``, whose smallest score is ``smallest``, into ``out`` (which may be ``cells``).
+    def take(self, per_bin: np.ndarray, z: np.ndarray, smallest: float, out: np.ndarray | None = None,
+             per_side: np.ndarray | None = None, plus: np.ndarray | None = None) -> np.ndarray:
+        """``per_bin[bin]`` (``+ plus``) for each score of ``z``, whose smallest score is ``smallest``, into ``out``.
 
-        ``cells``: ``self.cells.of(z, smallest)``, if computed; ``per_side``:
-        ``per_bin[self.side_bins]``, if computed.  The points go by blocks of
-        ``_BLOCK``: cell, threshold, one compare and one gather, all in arrays
-        that stay in the processor's cache.
+        ``per_side``: ``per_bin[self.side_bins]``, if computed.  The points go
+        by blocks of ``_BLOCK``: cell, threshold, one compare and one gather,
+        all in arrays that stay in the processor's cache.
         """
         per_side = per_bin[self.side_bins] if per_side is None else per_side
         out = np.empty(z.size, dtype=per_bin.dtype) if out is None else out
         size = min(z.size, _BLOCK)
         cell, threshold, above = np.empty(size, dtype=np.int64), np.empty(size), np.empty(size, dtype=bool)
-        for start in range(0, z.size, _BLOCK):
-            stop = min(start + _BLOCK, z.size)
-            scores, c, t, a = z[start:stop], cell[: stop - start], threshold[: stop - start], above[: stop - start]
-            if cells is None:
-                self.cells.of(scores, smallest, out=c)
-            else:
-                np.copyto(c, cells[start:stop])
+        for part in _blocks(z.size):
+            scores, n = z[part], part.stop - part.start
+            c, t, a = self.cells.of(scores, smallest, out=cell[:n]), threshold[:n], above[:n]
             np.take(self.threshold, c, out=t, mode="clip")  # the cells are in range: "clip" only spares a check
             np.greater(scores, t, out=a)
             several = np.flatnonzero(self.several[c]) if self.several is not None else None
             c <<= 1
             c += a
-            np.take(per_side, c, out=out[start:stop], mode="clip")
+            np.take(per_side, c, out=out[part], mode="clip")
             if several is not None and several.size:
-                out[start + several] = per_bin[np.searchsorted(self.inner, scores[several], side="left")]
+                out[part.start + several] = per_bin[np.searchsorted(self.inner, scores[several], side="left")]
             if plus is not None:
-                out[start:stop] += plus[start:stop]
+                out[part] += plus[part]
         return out
