@@ -120,14 +120,12 @@ def order_statistics(z: np.ndarray, cells: np.ndarray, n_cells: int, ranks: np.n
         target = np.searchsorted(ends, ranks)  # the cell holding each rank ...
         inside = ranks - (ends[target] - counts[target])  # ... and the rank within it
         held, slot_of_rank = np.unique(target, return_inverse=True)
-        if 2 * counts[held].sum() < cells.size:  # the wanted cells hold few points: take them out first
-            members = np.flatnonzero(_marks(n_cells, held)[cells])
-            values, cells = values[members], cells[members]
+        lo = hi = _one_value_each(values, cells, n_cells, held, counts[held].sum())
+        if lo is None:
+            if 2 * counts[held].sum() < cells.size:  # the wanted cells hold few points: take them out first
+                members = np.flatnonzero(_marks(n_cells, held)[cells])
+                values, cells = values[members], cells[members]
             lo, hi = _extremes(values, cells, n_cells, held)
-        else:
-            lo = hi = _one_value_each(values, cells, n_cells, held, counts[held].sum())
-            if lo is None:
-                lo, hi = _extremes(values, cells, n_cells, held)
         tied = lo[slot_of_rank] == hi[slot_of_rank]  # the cell holds one value: it is the order statistic
         out[open_ranks[tied]] = lo[slot_of_rank[tied]]
         still = lo < hi
@@ -160,12 +158,15 @@ def _one_value_each(values, cells, n_cells, held, n_held) -> np.ndarray | None:
     A guess from every ``k``-th point (the extremes of a sample of about
     ``_BLOCK`` points), then a check that all ``n_held`` points of these
     cells equal their cell's guess: one gather and one compare a point, by
-    blocks, in place of the scatter of :func:`_extremes` over all points.
+    blocks, in place of taking the cells' points out or the scatter of
+    :func:`_extremes` over all points.
     """
     step = max(values.size // _BLOCK, 1)
     lo, hi = _extremes(values[::step], cells[::step], n_cells, held)
     if not np.all(lo == hi):  # (a cell left out of the sample has lo = inf, hi = -inf)
         return None
+    if step == 1:  # the sample was every point
+        return lo
     guess = np.full(n_cells, np.nan)  # a cell outside ``held``: no point equals NaN
     guess[held] = lo
     scratch = np.empty(min(values.size, _BLOCK))
