@@ -18,7 +18,8 @@ predict on the sample, its predict alone (fitted beforehand), and three others:
 
 The goal is fit + predict at most one sort and at most half of scikit-learn,
 and predict at most 0.3 of one sort.  Rounded scores with B = 1000 have empty
-bins, where eq. (9) has no mean and the fit raises; that cell is skipped.
+bins, where eq. (9) has no mean and the fit raises; that cell is skipped, and
+``notes`` (printed under the table of ``run_all.py``) says so.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ SHAPES = {
     "Beta(0.5, 20)": lambda rng, n: rng.beta(0.5, 20.0, n),
     "rounded to 2 decimals": lambda rng, n: np.round(rng.random(n), 2),
 }
+#: Why a cell of the grid has no row (filled by :func:`comparisons`).
+notes: list[str] = []
 SORT, PARTITION, PEER = "one np.sort of the scores", "np.partition at the B - 1 ranks", "scikit-learn KBinsDiscretizer + bin means"
 
 
@@ -65,7 +68,9 @@ def comparisons():
                 try:
                     fitted = UniformMassBinning(n_bins).fit(z, y)
                 except ValueError as exc:
-                    print(f"skipped {shape}, n = {power(n)}, B = {n_bins}: {exc}", flush=True)
+                    notes.append(f"uniform-mass binning, {shape}, n = {power(n)}, B = {n_bins}: not timed, as the fit "
+                                 f"raises ({exc}).")
+                    print(notes[-1], flush=True)
                     continue
                 kth = _uniform_mass_ranks(n, n_bins) - 1
                 others = {SORT: ("floor", lambda: np.sort(z)), PARTITION: ("floor", lambda: np.partition(z, kth))}

@@ -42,7 +42,7 @@ ratios much less.
 Measured {date} on {machine}; total {minutes:.1f} minutes.{missing}
 
 {table}
-"""
+{notes}"""
 
 
 def main() -> None:
@@ -50,15 +50,17 @@ def main() -> None:
     parser.add_argument("--output", default=str(HERE.parent / "book" / "benchmarks.md"))
     args = parser.parse_args()
     start = time.perf_counter()
-    rows = []
+    rows, notes = [], []
     for name in MODULES:
         print(f"== {name}", flush=True)
-        rows += importlib.import_module(name).comparisons()
+        module = importlib.import_module(name)
+        rows += module.comparisons()
+        notes += getattr(module, "notes", [])  # why a cell of a module's grid has no row
     minutes = (time.perf_counter() - start) / 60
     missing = [label for module, label in PEERS.items() if not available(module)]
     note = f" Peers not installed (their rows are missing): {', '.join(missing)}." if missing else ""
     page = PAGE.format(date=datetime.date.today().isoformat(), machine=machine(), minutes=minutes, missing=note,
-                       table=markdown(rows))
+                       table=markdown(rows), notes="".join(f"\n{line}\n" for line in notes))
     Path(args.output).write_text(page, encoding="utf-8")
     print(f"{len(rows)} rows in {minutes:.1f} minutes, written to {os.path.relpath(args.output)}")
 

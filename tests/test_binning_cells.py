@@ -96,9 +96,12 @@ def test_the_shapes_reach_every_branch():
     cells = Cells(10, z.min())
     assert np.unique(cells.of(z, z.min())).size == 1  # one cell: the order statistics must cut it again
     fit = check_against_reference(z, 10, rng)
-    assert fit._lookup.any_several  # one cell holds all nine different edges
+    assert fit._lookup.several is not None  # one cell holds all nine different edges
     ties = check_against_reference(shape("rounded to 2 decimals", 200_000, rng), 10, rng)
-    assert not ties._lookup.any_several
+    assert ties._lookup.several is None
+    skewed = check_against_reference(shape("beta near 0", 200_000, rng), 1000, rng)
+    assert skewed._lookup.several is None  # edges over ~25 binades: coarser cells, not 20 edges merged into cell 0
+    assert skewed._lookup.cells.n_cells <= 1 << 17
 
 
 def test_order_statistics_at_any_ranks():
@@ -163,3 +166,40 @@ def test_the_fast_score_check_accepts_and_refuses_what_as_probabilities_does():
         got, smallest = _as_scores(z)
         np.testing.assert_array_equal(got, expected)
         assert smallest == expected.min()
+
+
+def test_a_tie_broken_where_the_sample_does_not_look():
+    """Copies of one value with one point one ulp off, at an index the tie check's sample skips: the check must see it."""
+    rng = np.random.default_rng(5)
+    n = 300_000
+    for off in (np.nextafter(0.3, 1.0), np.nextafter(0.3, 0.0)):
+        z = np.full(n, 0.3)
+        z[12_345] = off  # the sample takes every (n // 2**16)-th point: 0, 4, 8, ...
+        ranks = np.array([1, 2, n // 2, n - 1, n])
+        cells = Cells(10, z.min())
+        np.testing.assert_array_equal(order_statistics(z, cells.of(z, z.min()), cells.n_cells, ranks), np.sort(z)[ranks - 1])
+    z = np.round(rng.random(n), 2)
+    odd = np.flatnonzero(np.arange(n) % 4 == 1)[:50]
+    z[odd] = np.clip(np.nextafter(z[odd], 1.0), 0.0, 1.0)  # a few ties broken, each by one ulp, in the same cells
+    check_against_reference(z, 100, rng)
+    z = np.round(rng.random(n), 2)
+    z[z == 0.5] = rng.uniform(0.5, 0.5 + 1e-6, np.count_nonzero(z == 0.5))  # one wanted cell not tied at all
+    check_against_reference(z, 100, rng)
+
+
+def test_tied_scores_skip_the_scatter_over_all_points(monkeypatch):
+    """Rounded scores: the wanted cells hold every point and each one value, found without min/max over all points."""
+    from companion.calibration_sharpness import cells as cells_module
+
+    sizes = []
+    extremes = cells_module._extremes
+    monkeypatch.setattr(cells_module, "_extremes", lambda values, *rest: sizes.append(values.size) or extremes(values, *rest))
+    rng = np.random.default_rng(6)
+    n = 200_000
+    check_against_reference(np.round(rng.random(n), 2), 100, rng)
+    assert sizes and max(sizes) < n // 2  # only the sample
+    sizes.clear()
+    z = np.round(rng.random(n), 2)
+    z[1::4] = np.nextafter(z[1::4], 0.0)  # two values in every cell: the guess fails, the extremes of all points decide
+    check_against_reference(z, 100, rng)
+    assert max(sizes) == n

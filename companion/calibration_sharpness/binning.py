@@ -80,11 +80,11 @@ def _uniform_mass_edges(z_sorted: np.ndarray, n_bins: int) -> np.ndarray:
     return np.concatenate(([0.0], z_sorted[_uniform_mass_ranks(z_sorted.size, n_bins) - 1], [1.0]))
 
 
-def _uniform_mass_edges_unsorted(z: np.ndarray, n_bins: int, cells: Cells | None = None, cell_of_z=None) -> np.ndarray:
-    """Edges of Definition 6 from unsorted validated scores, without a sort (``cells`` and ``cell_of_z``: their cells, if computed)."""
-    if cells is None:
-        cells = Cells(n_bins, z.min())
-        cell_of_z = cells.of(z, z.min())
+def _uniform_mass_edges_unsorted(z: np.ndarray, n_bins: int, scratch: np.ndarray | None = None) -> np.ndarray:
+    """Edges of Definition 6 from unsorted validated scores, without a sort (``scratch``: an int64 array like ``z`` to use)."""
+    smallest = z.min()
+    cells = Cells(n_bins, smallest)
+    cell_of_z = cells.of(z, smallest, out=scratch)
     inner = order_statistics(z, cell_of_z, cells.n_cells, _uniform_mass_ranks(z.size, n_bins))
     return np.concatenate(([0.0], inner, [1.0]))
 
@@ -122,18 +122,17 @@ def _check_enough_samples(n: int, n_bins: int) -> None:
 class _HistogramBinning:
     """Shared fit/predict of histogram-binning recalibrators (eq. (9)).
 
-    Subclasses only choose the edges, through ``_edges(z, cells, cell_of_z)``,
-    which receives the validated forecasts and their cells
-    (:class:`~companion.calibration_sharpness.cells.Cells`).  Nothing is
+    Subclasses only choose the edges, through ``_edges(z, scratch)``, which
+    receives the validated forecasts and an int64 array like them to use.  Nothing is
     sorted: each point's bin comes from the cell table
     (:class:`~companion.calibration_sharpness.cells.BinLookup`) and the counts
-    and class-1 counts are two ``bincount`` passes.
+    and class-1 counts are one ``bincount`` of ``2 bin + label``.
     """
 
     def __init__(self, n_bins: int):
         self.n_bins = check_int(n_bins, "n_bins", minimum=1)
 
-    def _edges(self, z: np.ndarray, cells: Cells, cell_of_z: np.ndarray) -> np.ndarray:
+    def _edges(self, z: np.ndarray, scratch: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
     def fit(self, z, y):
@@ -147,24 +146,26 @@ class _HistogramBinning:
         y = as_labels(y, "y")
         check_same_length(z=z, y=y)
         _check_enough_samples(z.size, self.n_bins)
-        cells = Cells(self.n_bins, smallest)
-        cell_of_z = cells.of(z, smallest)
-        edges = self._edges(z, cells, cell_of_z)
-        lookup = BinLookup(edges[1:-1], cells)
-        bins = lookup.bins(z, smallest, cell_of_z)  # the convention of bin_indices
-        counts = np.bincount(bins, minlength=self.n_bins)
+        scratch = np.empty(z.size, dtype=np.int64)
+        edges = self._edges(z, scratch)
+        lookup = BinLookup(edges[1:-1])
+        # bins in the convention of bin_indices, as 2 bin + label: one count gives the points and the class-1 points of each bin
+        codes = lookup.bins(z, smallest, out=scratch, labels=y)
+        per_code = np.bincount(codes, minlength=2 * self.n_bins)
+        counts = per_code[0::2] + per_code[1::2]
         _check_no_empty_bin(counts, edges)
         self.counts_ = counts
-        self.values_ = np.bincount(bins, weights=y, minlength=self.n_bins) / counts
+        self.values_ = per_code[1::2] / counts
         self.edges_ = edges
         self._lookup = lookup
+        self._side_values = self.values_[lookup.side_bins]
         return self
 
     def predict(self, z) -> np.ndarray:
         """Recalibrated forecasts ``h(z)``: the mean label of the bin containing each ``z``."""
         if not hasattr(self, "values_"):
             raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit(z, y) first")
-        return self.values_[self._lookup.bins(*_as_scores(z))]
+        return self._lookup.take(self.values_, *_as_scores(z), per_side=self._side_values)
 
 
 class UniformMassBinning(_HistogramBinning):
@@ -177,12 +178,12 @@ class UniformMassBinning(_HistogramBinning):
     the forecasts, without a sort (:func:`~companion.calibration_sharpness.cells.order_statistics`).
     """
 
-    def _edges(self, z, cells, cell_of_z):
-        return _uniform_mass_edges_unsorted(z, self.n_bins, cells, cell_of_z)
+    def _edges(self, z, scratch):
+        return _uniform_mass_edges_unsorted(z, self.n_bins, scratch)
 
 
 class EqualWidthBinning(_HistogramBinning):
     """Equal-width histogram binning with edges ``0, 1/B, ..., 1`` (same interface)."""
 
-    def _edges(self, z, cells, cell_of_z):
+    def _edges(self, z, scratch):
         return equal_width_edges(self.n_bins)
