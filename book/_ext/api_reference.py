@@ -79,7 +79,7 @@ def _used_in(app, what, name, obj, options, lines):
 #: A label of the book quoted in a docstring: a statement (``def-umb``), an equation, a chapter or an erratum.
 BOOK_LABEL = re.compile(r"``((?:alg|chap|cor|def|eq|err|ex|lem|prop|rem|sec|thm)-[a-z0-9-]+)``")
 #: A source paper cited by its number, as the papers' files are named (paper 000 ... paper 003).
-PAPER = re.compile(r"\bpaper (00[0-3])\b")
+PAPER = re.compile(r"\b([Pp]aper) (00[0-3])\b")
 
 
 #: The role that links a label, by the label's prefix: statements are sphinx-proof's, exercises
@@ -95,7 +95,7 @@ def _book_link(match: re.Match) -> str:
 def _link_references(app, what, name, obj, options, lines):
     for i, line in enumerate(lines):
         line = BOOK_LABEL.sub(_book_link, line)
-        lines[i] = PAPER.sub(r":ref:`paper \1 <paper-\1>`", line)
+        lines[i] = PAPER.sub(r":ref:`\1 \2 <paper-\2>`", line)
 
 
 def _scan(app, env, docnames):

@@ -12,7 +12,7 @@ import companion
 
 #: A label of the book (``def-umb``, ``eq-umb-binwise``...) shown as it is written instead of as a link.
 RAW_LABEL = re.compile(r"^(?:alg|chap|cor|def|eq|err|ex|lem|prop|rem|sec|thm)-[a-z0-9-]+$")
-PAPER = re.compile(r"\bpaper (00[0-3])\b")
+PAPER = re.compile(r"\b[Pp]aper (00[0-3])\b")
 
 
 def public_modules():
@@ -66,7 +66,7 @@ def test_api_pages_link_labels_and_papers_and_describe_fields(html_root):
 def test_planted_faults_of_an_api_page_are_caught():
     planted = (
         '<article><p>Bound (book <code class="xref any docutils literal notranslate"><span class="pre">def-umb</span></code>)'
-        ' of paper 001 and <a href="../reproduction_index.html#paper-000">paper 001</a>.</p>'
+        ' of Paper 001 and <a href="../reproduction_index.html#paper-000">paper 001</a>.</p>'
         '<dl><dt id="companion.x.Result.mse">mse</dt><dd><p>Alias for field number 0</p></dd></dl></article>'
     )
     problems = reading_problems(planted, "planted.html")
