@@ -12,6 +12,20 @@ reported.  On each page:
   formulas kept out of the tab order unless they scroll, each carrying its
   assistive MathML;
 * no equation number drawn over its formula, at a desktop and a phone width;
+* every box that scrolls sideways shows it, at both widths: an element whose
+  ``overflow-x`` is ``auto``/``scroll`` and whose ``scrollWidth`` exceeds its
+  ``clientWidth`` by more than 1 px has a visible scrollbar (``scrollbar-width``
+  not ``none``) and a fade over its cut-off edge (a CSS mask, the same in light
+  and dark mode): at its start the mask is on and ``data-clipped`` says
+  "right", scrolled to its end the mask is on, different, and ``data-clipped``
+  says "left"; no box that fits carries the sign;
+* with ``fit_tables`` (the pages that are not chapters), every table fits its
+  column at 1280 px: no box around it scrolls and it ends inside the column;
+* every image in the article is a link to an image file at least as large (a
+  figure opens at full resolution on a tap), and a figure's smallest text
+  (:data:`FIGURE_TEXT_PT` at the PNG's dpi, ``pHYs``) is at least
+  :data:`READABLE_PX` CSS pixels either as the page shows it or opened at full
+  size (one image pixel per CSS pixel);
 * one search box; the colour mode (``data-theme``) following the system's
   ``prefers-color-scheme``; no TeX command (``\\texttt``...) left in the text;
 * every image loaded with a non-zero size and an alt text that describes
@@ -36,6 +50,14 @@ from browser import offline_browser
 
 #: Window widths (px) at which no page may scroll sideways: a desktop and a phone.
 WIDTHS = (1280, 390)
+
+#: The smallest text of the book's figures, in points: legends at ``fontsize=7`` (tests/test_figure_text.py
+#: checks that no figure of the book sets a smaller size).
+FIGURE_TEXT_PT = 7.0
+
+#: A figure's text is readable from this height in CSS pixels (the cap-to-descender em box): 10 px, a
+#: figure caption's size on a phone.  Figures of the book reach it opened at full size, not in a 390 px column.
+READABLE_PX = 10.0
 
 #: Run in the page once MathJax has finished: counts of what went wrong.
 _PAGE_REPORT = """() => {
@@ -126,6 +148,52 @@ _EQNO_REPORT = """() => {
   return over;
 }"""
 
+#: Every box that scrolls sideways, measured at its start and at its end: its cut-off edges as the page
+#: marks them (``data-clipped``), its CSS mask (the fade over those edges) and its scrollbar.
+_SCROLL_SIGN_REPORT = """async () => {
+  const frames = () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+  const name = (el) => el.tagName.toLowerCase() + [...el.classList].slice(0, 2).map((c) => '.' + c).join('')
+      + ` (${JSON.stringify(el.textContent.trim().slice(0, 30))}, ${el.scrollWidth} px in ${el.clientWidth} px)`;
+  const state = (el) => ({clipped: el.dataset.clipped || '', mask: getComputedStyle(el).maskImage,
+                          bar: getComputedStyle(el).scrollbarWidth});
+  const boxes = [...document.body.querySelectorAll('*')].filter((el) => el.scrollWidth > el.clientWidth + 1
+      && ['auto', 'scroll'].includes(getComputedStyle(el).overflowX) && el.getClientRects().length);
+  const kept = boxes.map((el) => el.scrollLeft);
+  boxes.forEach((el) => { el.scrollLeft = 0; });
+  await frames();
+  const start = boxes.map(state);
+  boxes.forEach((el) => { el.scrollLeft = el.scrollWidth; });
+  await frames();
+  const end = boxes.map(state);
+  boxes.forEach((el, i) => { el.scrollLeft = kept[i]; });
+  await frames();
+  const unsigned = boxes.filter((el, i) => !(start[i].clipped === 'right' && start[i].mask !== 'none' && start[i].bar !== 'none'
+      && end[i].clipped === 'left' && end[i].mask !== 'none' && end[i].mask !== start[i].mask)).map(name);
+  const falseSigns = [...document.querySelectorAll('[data-clipped]')].filter((el) => el.scrollWidth <= el.clientWidth + 1
+      || getComputedStyle(el).overflowX === 'visible').map(name);
+  return {boxes: boxes.length, unsigned, falseSigns};
+}"""
+
+#: Tables wider than their column: a box around the table that scrolls, or a table that ends past the article.
+_TABLE_FIT_REPORT = """() => {
+  const article = document.querySelector('article') || document.querySelector('main');
+  const right = article.getBoundingClientRect().right;
+  const wide = [];
+  for (const table of article.querySelectorAll('table')) {
+    let box = table.parentElement;
+    while (box !== article && getComputedStyle(box).overflowX === 'visible') box = box.parentElement;
+    const over = Math.max(box.scrollWidth - box.clientWidth, table.getBoundingClientRect().right - right);
+    if (over > 1) wide.push(`${JSON.stringify(table.querySelector('th, td').textContent.trim().slice(0, 30))}`
+        + ` (${Math.round(table.getBoundingClientRect().width)} px wide, ${Math.round(over)} px out of view)`);
+  }
+  return wide;
+}"""
+
+#: Every image of the article: its file, sizes, and the file it links to (``null`` if it is no link).
+_IMAGE_REPORT = """() => [...(document.querySelector('article') || document.querySelector('main') || document.body).querySelectorAll('img')].map((img) => ({
+  src: img.currentSrc || img.src, natural: img.naturalWidth, shown: img.getBoundingClientRect().width,
+  link: img.closest('a[href]') ? img.closest('a[href]').href : null}))"""
+
 #: Run axe-core (already injected) and mark each failing element that lies inside the selector excused for its rule.
 _AXE_RUN = """async ([excused, options]) => {
   const results = await axe.run(document, options);
@@ -184,17 +252,59 @@ def axe_violations(page, *, excused: dict[str, tuple[str, str]] | None = None) -
     return found
 
 
+def _png(url: str) -> tuple[int, float | None] | None:
+    """``(width in pixels, dpi or None)`` of a local PNG file named by a ``file://`` URL; ``None`` if it is not one."""
+    from urllib.parse import unquote, urlparse
+
+    from PIL import Image
+
+    path = Path(unquote(urlparse(url.split("#")[0]).path))
+    if not url.startswith("file://") or path.suffix.lower() != ".png" or not path.is_file():
+        return None
+    with Image.open(path) as image:
+        dpi = image.info.get("dpi")
+        return image.width, (float(dpi[0]) if dpi else None)
+
+
+def figure_problems(images: list[dict], width: int) -> list[str]:
+    """What :data:`_IMAGE_REPORT` shows wrong at one window ``width``: no full-size link, unreadable text."""
+    problems = []
+    for image in images:
+        src = image["src"].rsplit("/", 1)[-1]
+        target = _png(image["link"]) if image["link"] else None
+        if target is None or target[0] < image["natural"]:
+            problems.append(f"figure {src} does not open at full size (its link: {image['link']})")
+            continue
+        own = _png(image["src"])
+        if not own or not own[1] or not image["natural"]:
+            continue  # no dpi: no text size to measure
+        in_page = FIGURE_TEXT_PT * own[1] / 72 * image["shown"] / image["natural"]
+        full_size = FIGURE_TEXT_PT * target[1] / 72 if target[1] else 0.0
+        if max(in_page, full_size) < READABLE_PX:
+            problems.append(f"figure {src}: smallest text {in_page:.1f} px in the page at {width} px and {full_size:.1f} px"
+                            f" at full size, below {READABLE_PX:g} px")
+    return problems
+
+
 def check_page(
-    context, path: Path, *, screenshot: Path | None = None, axe: bool = True, excused: dict[str, tuple[str, str]] | None = None
+    context,
+    path: Path,
+    *,
+    screenshot: Path | None = None,
+    axe: bool = True,
+    excused: dict[str, tuple[str, str]] | None = None,
+    fit_tables: bool = False,
 ) -> dict:
     """Open one page, wait for its fonts, and return its report.
 
     The report holds ``problems`` (a list of messages; empty when the page is
     fine), the counts ``math``, ``proofs`` and ``exercises``, the document's
-    width at each of :data:`WIDTHS`, and ``violations``: every axe-core
+    width and the number of boxes that scroll sideways (``scroll_boxes``) at
+    each of :data:`WIDTHS`, and ``violations``: every axe-core
     violation found, those on elements inside the selector that ``excused``
     gives for the rule included and marked ``excused`` (only the others are
-    problems).
+    problems).  With ``fit_tables`` every table must fit the column at
+    ``WIDTHS[0]`` (the pages that are not chapters).
     """
     page = context.new_page()
     failed, console = [], []
@@ -221,11 +331,15 @@ def check_page(
         except PlaywrightTimeout:
             pass
         schemes[scheme] = page.evaluate("() => document.documentElement.dataset.theme")
-    widths, overlaps = {}, {}
+    widths, overlaps, signs, figures, wide_tables = {}, {}, {}, {}, []
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 900})
         widths[width] = page.evaluate(_WIDTH_REPORT)
         overlaps[width] = page.evaluate(_EQNO_REPORT)
+        signs[width] = page.evaluate(_SCROLL_SIGN_REPORT)
+        figures[width] = figure_problems(page.evaluate(_IMAGE_REPORT), width)
+        if fit_tables and width == WIDTHS[0]:
+            wide_tables = page.evaluate(_TABLE_FIT_REPORT)
     page.close()
     name = Path(path).name
     problems = []
@@ -254,6 +368,14 @@ def check_page(
     for width, over in overlaps.items():
         if over:
             problems.append(f"{name}: {len(over)} equation numbers drawn over their formula at {width} px: {', '.join(over[:8])}")
+    for width, sign in signs.items():
+        if sign["unsigned"]:
+            problems.append(f"{name}: {len(sign['unsigned'])} of {sign['boxes']} boxes scroll sideways at {width} px without"
+                            f" showing it: {'; '.join(sign['unsigned'][:5])}")
+        if sign["falseSigns"]:
+            problems.append(f"{name}: the scroll sign on boxes that do not scroll at {width} px: {'; '.join(sign['falseSigns'][:5])}")
+    problems += [f"{name}: table wider than the column at {WIDTHS[0]} px: {t}" for t in wide_tables]
+    problems += sorted({f"{name}: {p}" for found in figures.values() for p in found})
     for v in violations:
         own = [n for n in v["nodes"] if not n["excused"]]
         if own:
@@ -263,6 +385,7 @@ def check_page(
         "problems": problems,
         "violations": violations,
         "widths": {width: w["scroll"] for width, w in widths.items()},
+        "scroll_boxes": {width: sign["boxes"] for width, sign in signs.items()},
         **{k: report[k] for k in ("math", "proofs", "exercises")},
     }
 
@@ -289,20 +412,27 @@ def search_hits(context, search_page: Path, word: str) -> dict:
     return {"hits": hits, "snippets": snippets, "console": console}
 
 
-def check_pages(html_root: Path, shots: dict[str, Path | None], excused: dict[str, tuple[str, str]] | None = None) -> dict:
+def check_pages(
+    html_root: Path, shots: dict[str, Path | None], excused: dict[str, tuple[str, str]] | None = None, fit_tables=frozenset()
+) -> dict:
     """:func:`check_page` on each page ``shots`` names (``page -> screenshot path or None``), in one offline browser.
+
+    The pages named in ``fit_tables`` must have every table fit the column.
 
     Returns ``{"reports": {page: report}, "blocked": [urls that tried to leave the local files]}``.
     """
     with offline_browser() as (context, blocked):
         reports = {
-            page: check_page(context, Path(html_root) / f"{page}.html", screenshot=shot, excused=excused)
+            page: check_page(context, Path(html_root) / f"{page}.html", screenshot=shot, excused=excused,
+                             fit_tables=page in fit_tables)
             for page, shot in shots.items()
         }
         return {"reports": reports, "blocked": list(blocked)}
 
 
-def check_pages_in_parallel(html_root: Path, shots: dict[str, Path | None], excused=None, workers: int | None = None) -> dict:
+def check_pages_in_parallel(
+    html_root: Path, shots: dict[str, Path | None], excused=None, workers: int | None = None, fit_tables=frozenset()
+) -> dict:
     """:func:`check_pages` split over ``workers`` processes (default: one per core, at most 4), merged in page order.
 
     Each worker runs its own browser; axe-core's colour-contrast rule dominates the time and
@@ -313,6 +443,6 @@ def check_pages_in_parallel(html_root: Path, shots: dict[str, Path | None], excu
     chunks = [{page: shots[page] for page in pages[i::workers]} for i in range(workers)]
     chunks = [chunk for chunk in chunks if chunk]
     with ProcessPoolExecutor(len(chunks), mp_context=multiprocessing.get_context("fork")) as pool:
-        parts = list(pool.map(check_pages, [html_root] * len(chunks), chunks, [excused] * len(chunks)))
+        parts = list(pool.map(check_pages, [html_root] * len(chunks), chunks, [excused] * len(chunks), [fit_tables] * len(chunks)))
     reports = {page: report for part in parts for page, report in part["reports"].items()}
     return {"reports": {page: reports[page] for page in pages}, "blocked": [u for part in parts for u in part["blocked"]]}

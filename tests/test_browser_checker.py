@@ -39,7 +39,8 @@ def page(tmp_path, body: str, *, typeset: bool = True, head: str = THEME_MODE, o
     """A fixture page: ``body`` inside a ``<main>`` landmark under a heading (``outside`` after it).
 
     Its formulas are typeset as the build typesets them (``typeset``), then ``edit`` (a function of
-    the page's HTML) may plant a fault; the page has the book's style sheet and formula script.
+    the page's HTML) may plant a fault; the page has the book's style sheet and its scripts for
+    formulas and boxes that scroll.
     """
     (tmp_path / "dot.png").write_bytes(PNG_1x1)
     (tmp_path / "_static").mkdir(exist_ok=True)
@@ -47,7 +48,8 @@ def page(tmp_path, body: str, *, typeset: bool = True, head: str = THEME_MODE, o
         (tmp_path / "_static" / "mathjax").symlink_to(MATHJAX)
     links = ((f'<link rel="stylesheet" href="_static/{CSS}">' if typeset else "") + THEME_MATH +
              f'<link rel="stylesheet" href="{(STATIC / "book.css").as_uri()}">'
-             f'<script defer src="{(STATIC / "math-scroll.js").as_uri()}"></script>')
+             f'<script defer src="{(STATIC / "math-scroll.js").as_uri()}"></script>'
+             f'<script defer src="{(STATIC / "scroll-sign.js").as_uri()}"></script>')
     path = tmp_path / "page.html"
     path.write_text(
         f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Fixture</title>{links}{head}</head>'
@@ -63,7 +65,7 @@ def page(tmp_path, body: str, *, typeset: bool = True, head: str = THEME_MODE, o
 GOOD = (
     r'<p>Inline <span class="math">\(x^2 + \frac{1}{2}\)</span>.</p>'
     r'<div class="math" id="equation-a"><span class="eqno">(1)<a class="headerlink" href="#equation-a">#</a></span>\[ a = b \]</div>'
-    '<img src="dot.png" alt="A single black dot: the risk does not change with the number of bins.">'
+    '<a href="dot.png"><img src="dot.png" alt="A single black dot: the risk does not change with the number of bins."></a>'
 )
 #: A display formula wider than a phone's column, numbered.
 WIDE = (r'<div class="math" id="equation-w"><span class="eqno">(2)<a class="headerlink" href="#equation-w">#</a></span>\[ '
@@ -153,7 +155,7 @@ def test_image_without_a_describing_alt_text_is_caught(tmp_path, browser, alt, w
 
 
 def test_alt_text_with_a_fraction_is_not_a_path(tmp_path, browser):
-    body = GOOD + '<img src="dot.png" alt="The risk falls like 1/B as the number of bins B grows.">'
+    body = GOOD + '<a href="dot.png"><img src="dot.png" alt="The risk falls like 1/B as the number of bins B grows."></a>'
     assert check_page(browser[0], page(tmp_path, body), axe=False)["problems"] == []
 
 
@@ -270,3 +272,85 @@ def test_tex_command_in_the_text_is_caught(tmp_path, browser):
     body = GOOD + '<div role="list"><p role="listitem">Bundled with scikit-learn as \\texttt load_digits.</p></div>'
     problems = check_page(browser[0], page(tmp_path, body), axe=False)["problems"]
     assert any("raw TeX in the page text" in p and "texttt load_digits" in p for p in problems), problems
+
+
+#: Boxes wider than a phone's column that scroll in place: a table in the theme's container, a code block.
+WIDE_BOXES = (
+    '<div class="pst-scrollable-table-container"><table><tr><th>column</th><th>value</th></tr>'
+    '<tr><td style="white-space: nowrap">' + "a long cell that does not wrap " * 8 + "</td><td>1</td></tr></table></div>"
+    '<div class="highlight"><pre style="overflow-x: auto">' + "x = compute(" + ", ".join(f"arg{i}" for i in range(30)) + ")</pre></div>"
+)
+
+
+def _without(script):
+    return lambda text: re.sub(rf'<script defer src="[^"]*{script}"></script>', "", text)
+
+
+def test_boxes_that_scroll_show_it(tmp_path, browser):
+    """A formula, a table and a code block wider than the column each fade at their cut-off edge."""
+    report = check_page(browser[0], page(tmp_path, GOOD + WIDE + WIDE_BOXES), axe=False)
+    assert report["problems"] == [], report["problems"]
+    assert report["scroll_boxes"] == {1280: 2, 390: 3}  # the formula fits at 1280 px
+
+
+def test_box_that_scrolls_without_a_sign_is_caught(tmp_path, browser):
+    problems = check_page(browser[0], page(tmp_path, GOOD + WIDE + WIDE_BOXES, edit=_without("scroll-sign.js")), axe=False)["problems"]
+    unsigned = [p for p in problems if "scroll sideways" in p and "without showing it" in p]
+    assert len(unsigned) == 2 and "2 of 2 boxes" in unsigned[0] and "3 of 3 boxes scroll sideways at 390 px" in unsigned[1], problems
+    assert "div.pst-scrollable-table-container" in unsigned[0] and "pre" in unsigned[0]
+
+
+def test_scroll_sign_without_its_fade_is_caught(tmp_path, browser):
+    """The edges marked, but nothing drawn: no sign a reader sees."""
+    no_fade = "<style>[data-clipped] { mask-image: none !important; }</style>"
+    problems = check_page(browser[0], page(tmp_path, GOOD + WIDE_BOXES, head=THEME_MODE + no_fade), axe=False)["problems"]
+    assert any("2 of 2 boxes scroll sideways at 1280 px without showing it" in p for p in problems), problems
+
+
+def test_scroll_sign_on_a_box_that_fits_is_caught(tmp_path, browser):
+    body = GOOD + '<div class="note" data-clipped="right"><p>A short note.</p></div>'
+    problems = check_page(browser[0], page(tmp_path, body, edit=_without("scroll-sign.js")), axe=False)["problems"]
+    assert any("the scroll sign on boxes that do not scroll" in p and "div.note" in p for p in problems), problems
+
+
+def test_table_wider_than_the_column_is_caught_where_tables_must_fit(tmp_path, browser):
+    path = page(tmp_path, GOOD + WIDE_BOXES)
+    assert check_page(browser[0], path, axe=False)["problems"] == []  # a chapter: the table scrolls, with its sign
+    problems = check_page(browser[0], path, axe=False, fit_tables=True)["problems"]
+    wide = [p for p in problems if "table wider than the column at 1280 px" in p]
+    assert len(wide) == 1 and '"column"' in wide[0], problems
+    narrow = GOOD + '<div class="pst-scrollable-table-container"><table><tr><th>column</th></tr><tr><td>short</td></tr></table></div>'
+    assert check_page(browser[0], page(tmp_path, narrow), axe=False, fit_tables=True)["problems"] == []
+
+
+def _figure(tmp_path, name, width, dpi):
+    from PIL import Image
+
+    Image.new("RGB", (width, width // 2), "white").save(tmp_path / name, dpi=(dpi, dpi))
+    return name
+
+
+def _figure_problems(tmp_path, browser, img_html):
+    body = GOOD + img_html.replace("<img ", '<img alt="Two curves that cross where the number of bins is 30." ')
+    return [p for p in check_page(browser[0], page(tmp_path, body), axe=False)["problems"] if "figure" in p]
+
+
+def test_wide_figure_opens_readable_at_full_size(tmp_path, browser):
+    """7 pt at 110 dpi is 10.7 px at full size, though only 2-5 px in a phone's column: it passes."""
+    wide = _figure(tmp_path, "wide.png", 1400, 110)
+    assert _figure_problems(tmp_path, browser, f'<a href="{wide}"><img src="{wide}"></a>') == []
+
+
+def test_figure_that_does_not_open_at_full_size_is_caught(tmp_path, browser):
+    wide, thumb = _figure(tmp_path, "wide.png", 1400, 110), _figure(tmp_path, "thumb.png", 700, 110)
+    for html in (f'<img src="{wide}">', f'<a href="#top"><img src="{wide}"></a>', f'<a href="{thumb}"><img src="{wide}"></a>'):
+        found = _figure_problems(tmp_path, browser, html)
+        assert len(found) == 1 and "figure wide.png does not open at full size" in found[0], (html, found)
+
+
+def test_figure_with_unreadable_text_is_caught(tmp_path, browser):
+    """At 72 dpi, 7 pt is 7 px even at full size; in a 390 px column a 1400 px figure shows it at under 2 px."""
+    small = _figure(tmp_path, "small.png", 1400, 72)
+    found = _figure_problems(tmp_path, browser, f'<a href="{small}"><img src="{small}"></a>')
+    assert len(found) == 2 and all("smallest text" in p and "7.0 px at full size, below 10 px" in p for p in found), found
+    assert any("in the page at 390 px" in p for p in found)

@@ -5,7 +5,12 @@
   line (its reading order), so a new module appears without editing the page;
 * every documented function, class and constant gets a "Used in" line that
   links the chapters whose code cells name it (found by scanning the
-  notebooks of ``_toc.yml`` when the build starts).
+  notebooks of ``_toc.yml`` when the build starts);
+* a book label quoted in a docstring (``def-umb``) becomes a link to that
+  statement, exercise, equation or section of the book (a label that resolves
+  nowhere is a build warning, an error in the strict build), and
+  "paper 000" ... "paper 003" link to that paper's section of the
+  reproduction index, which names the paper.
 """
 
 from __future__ import annotations
@@ -71,6 +76,28 @@ def _used_in(app, what, name, obj, options, lines):
         lines += ["", "*Used in:* " + ", ".join(f":doc:`/{doc}`" for doc in chapters)]
 
 
+#: A label of the book quoted in a docstring: a statement (``def-umb``), an equation, a chapter or an erratum.
+BOOK_LABEL = re.compile(r"``((?:alg|chap|cor|def|eq|err|ex|lem|prop|rem|sec|thm)-[a-z0-9-]+)``")
+#: A source paper cited by its number, as the papers' files are named (paper 000 ... paper 003).
+PAPER = re.compile(r"\b([Pp]aper) (00[0-3])\b")
+
+
+#: The role that links a label, by the label's prefix: statements are sphinx-proof's, exercises
+#: sphinx-exercise's; Sphinx's ``any`` finds chapters, sections and equations (not the other two).
+ROLES = {**dict.fromkeys(("alg", "cor", "def", "lem", "prop", "rem", "thm"), "prf:ref"), "ex": "ref"}
+
+
+def _book_link(match: re.Match) -> str:
+    label = match.group(1)
+    return f":{ROLES.get(label.split('-', 1)[0], 'any')}:`{label}`"
+
+
+def _link_references(app, what, name, obj, options, lines):
+    for i, line in enumerate(lines):
+        line = BOOK_LABEL.sub(_book_link, line)
+        lines[i] = PAPER.sub(r":ref:`\1 \2 <paper-\2>`", line)
+
+
 def _scan(app, env, docnames):
     env.companion_chapter_code = _chapter_code(app)
 
@@ -78,5 +105,6 @@ def _scan(app, env, docnames):
 def setup(app):
     app.add_directive("api-topics", ApiTopics)
     app.connect("env-before-read-docs", _scan)
+    app.connect("autodoc-process-docstring", _link_references)
     app.connect("autodoc-process-docstring", _used_in)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -31,15 +31,13 @@ __all__ = [
 
 
 class FiniteJointDistribution(NamedTuple):
-    """A symbolic law of (Z, Y) on ``m`` forecast values (``m`` is a count).
+    """A symbolic law of (Z, Y) on ``m`` forecast values (``m`` is a count)."""
 
-    ``masses[i] = P[Z = z_i]`` (positive symbols ``w_i``; the last one is
-    ``1 - sum(others)`` so they sum to one), ``cond[i] = P[Y = 1 | Z = z_i]``
-    (symbols ``q_i``; the book writes :math:`h^*(z_i)`) and ``values[i] = z_i``.
-    """
-
+    #: ``masses[i]`` = P[Z = z_i]: positive symbols ``w_i``, the last one ``1 - sum(others)`` so they sum to one.
     masses: tuple
+    #: ``cond[i]`` = P[Y = 1 | Z = z_i]: symbols ``q_i`` (the book's :math:`h^*(z_i)`).
     cond: tuple
+    #: ``values[i]`` = z_i, the forecast values.
     values: tuple
 
 

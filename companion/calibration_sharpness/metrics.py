@@ -36,10 +36,15 @@ class MSEDecomposition(NamedTuple):
     within-bin terms that binning adds (see :func:`mse_decomposition`).
     """
 
+    #: Mean squared error of the forecasts.
     mse: float
+    #: Variance of the outcomes.
     variance: float
+    #: Sharpness term: the variance of the conditional frequency given the forecast.
     sharpness: float
+    #: Calibration term: the mean squared gap between forecast and conditional frequency.
     calibration: float
+    #: The two within-bin terms that binning adds; exactly 0 when forecasts are grouped by their distinct values.
     within_bin: float = 0.0
 
 
@@ -187,10 +192,15 @@ class ReliabilityCurve(NamedTuple):
     ``frequency`` (they are not dropped, so arrays line up with ``edges``).
     """
 
+    #: Bin edges, ``n_bins + 1`` increasing values.
     edges: np.ndarray
+    #: Mid-point of each bin.
     centres: np.ndarray
+    #: Mean forecast of the points in each bin (``nan`` for an empty bin).
     mean_forecast: np.ndarray
+    #: Observed frequency of the outcome 1 in each bin (``nan`` for an empty bin).
     frequency: np.ndarray
+    #: Number of points in each bin.
     counts: np.ndarray
 
 

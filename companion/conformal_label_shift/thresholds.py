@@ -419,16 +419,13 @@ def oracle_sets(probs, alpha, *, randomized: bool = False, rng=None, u=None, bre
 
 
 class Coverage(NamedTuple):
-    """Empirical coverage of prediction sets.
+    """Empirical coverage of prediction sets."""
 
-    ``marginal``: fraction of points whose label is in their set (shape
-    ``(...)``); ``per_class``: the same among the points of each class,
-    ``nan`` for a class absent from the sample (shape ``(..., k)``);
-    ``mean_size``: average set size (shape ``(...)``).
-    """
-
+    #: Fraction of points whose label is in their set, shape ``(...)``.
     marginal: np.ndarray | float
+    #: The same among the points of each class, ``nan`` for a class absent from the sample, shape ``(..., k)``.
     per_class: np.ndarray
+    #: Average set size, shape ``(...)``.
     mean_size: np.ndarray | float
 
 

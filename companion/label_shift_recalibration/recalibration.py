@@ -153,17 +153,15 @@ class CompositeRecalibrator:
 
 
 class LabelShiftEstimators(NamedTuple):
-    """The four recalibrators of the paper's Table 1, fitted on one pair of samples.
+    """The four recalibrators of the paper's Table 1, fitted on one pair of samples."""
 
-    ``source`` (:math:`\\hat h_P`) and ``target`` (UMB on the target sample)
-    are :class:`UniformMassBinning` objects; ``composite`` is the
-    :class:`CompositeRecalibrator`; ``label_shift`` is the map
-    :math:`z \\mapsto \\hat g(z)` (the composite's ``correct`` method).
-    """
-
+    #: Uniform-mass binning fitted on the source sample (:math:`\hat h_P`).
     source: UniformMassBinning
+    #: Uniform-mass binning fitted on the (small) target sample.
     target: UniformMassBinning
+    #: The label-shift map :math:`z \mapsto \hat g(z)` (the composite's ``correct`` method).
     label_shift: Callable[[np.ndarray], np.ndarray]
+    #: The two-stage composite recalibrator.
     composite: CompositeRecalibrator
 
 

@@ -98,7 +98,7 @@ def moment_identity_residuals(k: int = 3, m: int = 3) -> dict:
 
 
 def bbse_perturbation_residuals(k: int = 2) -> list:
-    r"""Lemma ``lem-lsw-perturbation``: :math:`\hat w - w = \hat C^{-1}\bigl((\hat\nu - \nu) - (\hat C - C)w\bigr)` when :math:`\nu = Cw`.
+    r"""``lem-lsw-perturbation``: :math:`\hat w - w = \hat C^{-1}\bigl((\hat\nu - \nu) - (\hat C - C)w\bigr)` when :math:`\nu = Cw`.
 
     ``k x k`` matrices of free symbols, ``k`` an integer in [2, 4] (the
     symbolic inverse grows factorially); returns the residual entries.

@@ -55,24 +55,23 @@ __all__ = ["BBSEResult", "MLLSResult", "RLLSResult", "bbse", "mlls", "mlls_log_l
 
 
 class BBSEResult(NamedTuple):
-    r"""Output of :func:`bbse` (book: ``def-lsw-bbse``).
+    """Output of :func:`bbse` (book: ``def-lsw-bbse``)."""
 
-    ``weights`` (:math:`\hat w`, after the negative-weight policy),
-    ``raw_weights`` (the solution of :math:`\hat C w = \hat\nu`),
-    ``target_prior`` (:math:`\hat p\odot\hat w`), ``source_prior``
-    (:math:`\hat p`, label frequencies), ``classes``, ``confusion``
-    (:math:`\hat C_{ij}`, the joint frequency of prediction ``i`` and label
-    ``j``), ``target_mean`` (:math:`\hat\nu_i`) and ``condition_number`` of
-    :math:`\hat C` (2-norm).
-    """
-
+    #: Estimated weights :math:`\hat w`, after the negative-weight policy.
     weights: np.ndarray
+    #: The solution of :math:`\hat C w = \hat\nu` before the policy.
     raw_weights: np.ndarray
+    #: Estimated target prior :math:`\hat p\odot\hat w`.
     target_prior: np.ndarray
+    #: Source label frequencies :math:`\hat p`.
     source_prior: np.ndarray
+    #: The class labels, in the order of the other arrays.
     classes: np.ndarray
+    #: :math:`\hat C_{ij}`, the joint frequency of prediction ``i`` and label ``j`` on the source sample.
     confusion: np.ndarray
+    #: :math:`\hat\nu_i`, the frequency of prediction ``i`` on the target sample.
     target_mean: np.ndarray
+    #: 2-norm condition number of :math:`\hat C`.
     condition_number: float
 
 
@@ -197,26 +196,23 @@ def bbse(probs_source, y_source, probs_target, *, soft: bool = False, classes=No
 
 
 class MLLSResult(NamedTuple):
-    r"""Output of :func:`mlls` (book: ``def-lsw-mlls``).
+    """Output of :func:`mlls` (book: ``def-lsw-mlls``)."""
 
-    ``weights`` (:math:`\hat q/\hat p`), ``target_prior`` (:math:`\hat q`, the
-    EM limit), ``source_prior`` (:math:`\hat p`, label frequencies, or the
-    prior passed as ``source_prior``),
-    ``classes``, ``n_iter`` (EM iterations until the largest change of
-    :math:`\hat q` fell below ``tol``), ``log_likelihood`` (final mean
-    log-likelihood per target point, eq. ``eq-lsw-likelihood``),
-    ``log_likelihood_trace`` (its value at every iterate, starting at
-    :math:`\hat q = \hat p`) and ``calibrator`` (the fitted
-    :class:`ScalingCalibrator`, or ``None``).
-    """
-
+    #: Estimated weights :math:`\hat q/\hat p`.
     weights: np.ndarray
+    #: Estimated target prior :math:`\hat q`, the EM limit.
     target_prior: np.ndarray
+    #: Source prior :math:`\hat p`: label frequencies, or the prior passed as ``source_prior``.
     source_prior: np.ndarray
+    #: The class labels, in the order of the other arrays.
     classes: np.ndarray
+    #: EM iterations until the largest change of :math:`\hat q` fell below ``tol``.
     n_iter: int
+    #: Final mean log-likelihood per target point (book ``eq-lsw-likelihood``).
     log_likelihood: float
+    #: The mean log-likelihood at every iterate, starting at :math:`\hat q = \hat p`.
     log_likelihood_trace: np.ndarray
+    #: The scaling calibrator fitted on the source when ``calibration`` is given, else ``None``.
     calibrator: ScalingCalibrator | None
 
 
@@ -349,18 +345,23 @@ def mlls(probs_source, y_source, probs_target, *, calibration: str | None = None
 
 
 class RLLSResult(NamedTuple):
-    r"""Output of :func:`rlls` (book: ``def-lsw-rlls``): ``weights`` :math:`1 + \hat\theta`,
-    ``target_prior`` :math:`\hat p\odot\hat w`, ``source_prior``, ``classes``,
-    ``confusion`` :math:`\hat C`, ``theta`` :math:`\hat\theta`,
-    ``regularization`` :math:`\lambda` and ``objective`` (the minimum)."""
+    """Output of :func:`rlls` (book: ``def-lsw-rlls``)."""
 
+    #: Estimated weights :math:`1 + \hat\theta`.
     weights: np.ndarray
+    #: Estimated target prior :math:`\hat p\odot\hat w`.
     target_prior: np.ndarray
+    #: Source label frequencies :math:`\hat p`.
     source_prior: np.ndarray
+    #: The class labels, in the order of the other arrays.
     classes: np.ndarray
+    #: The confusion matrix :math:`\hat C` of the source sample.
     confusion: np.ndarray
+    #: The regularized solution :math:`\hat\theta`.
     theta: np.ndarray
+    #: The regularization weight :math:`\lambda`.
     regularization: float
+    #: The minimum of the regularized objective.
     objective: float
 
 

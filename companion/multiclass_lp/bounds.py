@@ -218,7 +218,7 @@ def lemma13_iteration_bound(threshold: float, mass_threshold: float, lam: float)
     least :math:`2\omega^2/5` (the paper's Lemma 11, ``lem-multiclass-lp-patch``),
     the merges raise it by at most :math:`4\lambda\log_{3/2}(2/\omega_m)` in total
     (the paper's Lemma 10, ``lem-multiclass-lp-merge``), and the squared error
-    lies in :math:`[0, 2]` (``err-multiclass-lp-sq-range``).
+    lies in :math:`[0, 2]` (book: :ref:`the range of the squared error <err-multiclass-lp-sq-range>`).
     """
     threshold = check_positive(threshold, "threshold")
     mass_threshold = check_open_unit(mass_threshold, "mass_threshold")

@@ -52,10 +52,14 @@ def _k_values(k_values, name: str = "k_values") -> list[int]:
 class LevelSetCount(NamedTuple):
     """Lemma 2 and the exact count (``lem-multiclass-lp-count``, ``lem-multiclass-lp-exact-count``)."""
 
-    by_slack: dict  # k -> sum over the slack s = 0..k-1 of C(m - s + k - 1, k - 1), a polynomial in m
-    residuals: dict  # k -> by_slack[k] - (C(m + k, k) - C(m, k)), expanded (zero)
-    ratio_factor: sp.Expr  # (k + j)/j - (k + 1): each factor of C(m + k, m) is at most k + 1
-    ratio_factor_simplified: sp.Expr  # -k (j - 1)/j <= 0 for j >= 1
+    #: For each k: the sum over the slack s = 0..k-1 of C(m - s + k - 1, k - 1), a polynomial in m.
+    by_slack: dict
+    #: For each k: the residual by_slack[k] - (C(m + k, k) - C(m, k)), expanded (zero).
+    residuals: dict
+    #: (k + j)/j - (k + 1), not positive: each factor of C(m + k, m) is at most k + 1.
+    ratio_factor: sp.Expr
+    #: The same simplified, -k (j - 1)/j, which is <= 0 for j >= 1.
+    ratio_factor_simplified: sp.Expr
 
 
 def level_set_count_identity(k_values=(2, 3, 4, 5, 6)) -> LevelSetCount:

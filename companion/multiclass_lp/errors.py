@@ -47,10 +47,14 @@ __all__ = [
 class ErrorTerms(NamedTuple):
     """Per-level-set terms of the l_p calibration error (see :func:`calibration_error_terms`)."""
 
-    keys: np.ndarray  # level-set keys of the occupied level sets, sorted
-    counts: np.ndarray  # (n_bins, k) integer level sets a = v / lam
-    mass: np.ndarray  # (n_bins,) probability of each level set
-    signed: np.ndarray  # (n_bins, k) E[(g_i - Y_i) 1{r(g) = v}]
+    #: Level-set keys of the occupied level sets, sorted.
+    keys: np.ndarray
+    #: Count vectors a = v / lam of those level sets, shape (n_bins, k).
+    counts: np.ndarray
+    #: Probability of each level set, shape (n_bins,).
+    mass: np.ndarray
+    #: Signed error E[(g_i - Y_i) 1{r(g) = v}] per level set v and class i, shape (n_bins, k).
+    signed: np.ndarray
 
 
 def _error_terms(probs: np.ndarray, target: np.ndarray, weights: np.ndarray, m: int, eps: float) -> ErrorTerms:

@@ -180,15 +180,25 @@ def pool_statistics(pools: bool, keys, counts, y, sizes: list[int], scales: list
 class GroupRun(NamedTuple):
     """What one run of the loop leaves: the fitted attributes of :class:`~companion.multiclass_lp.LpCalibrator` (without the ``_``)."""
 
+    #: Level-set keys of the heavy level sets H, sorted (``keys_``).
     keys: np.ndarray
+    #: Their count vectors (``bin_levels_``).
     bin_levels: np.ndarray
+    #: Final prediction of each level set of H (``bin_predictions_``).
     bin_predictions: np.ndarray
+    #: The groups, as index arrays into H (``groups_``).
     groups: list
+    #: Keys of every level set a group prediction occupied during the run (``visited_``).
     visited: np.ndarray
+    #: Per-step arrays of the run: group size, class, estimated error, merges, moved mass, number of groups (``trajectory_``).
     trajectory: dict
+    #: Steps taken (``n_steps_``).
     n_steps: int
+    #: Merges made (``n_merges_``).
     n_merges: int
+    #: Whether the loop ended below the threshold (``converged_``).
     converged: bool
+    #: Every answer of the estimation structure, when recorded (``queries_``).
     queries: list
 
 

@@ -53,9 +53,13 @@ def _sigmoid_gap(u: np.ndarray, v: np.ndarray) -> np.ndarray:
 class PopulationDecomposition(NamedTuple):
     """Population terms of eq. (2): ``mse == variance - sharpness + calibration``."""
 
+    #: Population mean squared error.
     mse: float
+    #: Variance of the outcome.
     variance: float
+    #: Population sharpness term.
     sharpness: float
+    #: Population calibration term.
     calibration: float
 
 
@@ -222,7 +226,7 @@ class GaussianMixture(RecalibrationRisks):
     def smoothness_ratio(self, z, log: bool = False) -> np.ndarray:
         """The derivative ``dh*/dF_Z`` at forecasts ``z`` in (0, 1) (the local slope in (A3)), or its logarithm.
 
-        Computed in ``x = logit(z)`` and in log space (book ``err-umb-smoothness``).
+        Computed in ``x = logit(z)`` and in log space (book: :ref:`the smoothness constant <err-umb-smoothness>`).
         In the tails the ratio grows like ``exp(x^2/2 - 3 mu |x|)`` and leaves the
         float range (at ``z = 1e-30`` it is about ``e^1966``); with ``log=True`` the
         logarithm is returned, finite for every ``z`` in (0, 1).  With

@@ -86,9 +86,13 @@ def _check_aucs(values, name: str) -> np.ndarray:
 class Table1Row(NamedTuple):
     """One row of Table 1 of paper 003: the three characteristics of a posterior under its distribution."""
 
+    #: The recalibration method, as Table 1 names it.
     method: str
+    #: Mean of the target posterior: the target prior it implies.
     mean: float
+    #: AUC implied by the posterior (eq. (13)).
     auc: float
+    #: Mean of the square root of the posterior.
     mean_sqrt: float
 
 
@@ -175,9 +179,13 @@ def eq13_as_printed(posteriors, masses) -> float:
 class AucSums(NamedTuple):
     """Implied AUC of one Table 1 posterior by the complete and by the printed sum (13), and the paper's value."""
 
+    #: The recalibration method, as Table 1 names it.
     method: str
+    #: Implied AUC by the complete sum (13).
     complete: float
+    #: Implied AUC by the sum (13) as printed in the paper.
     printed: float
+    #: The paper's Table 1 value.
     paper: float
 
 
@@ -201,12 +209,19 @@ def table1_auc_sums(example: RatingScaleExample | None = None) -> list[AucSums]:
 class RocConvergence(NamedTuple):
     """ROC-QMM iteration for one (AUC, target prior): binormal c, the fixed point's mean and implied AUC, rates."""
 
+    #: The source AUC of the case.
     auc: float
+    #: The target prior of the case.
     prior: float
+    #: The binormal parameter c of the fixed point.
     c: float
+    #: Mean of the fixed point's posterior under the target masses.
     mean: float
+    #: AUC implied by the fixed point's posterior.
     implied_auc: float
+    #: Spectral radius of the iteration's Jacobian at the fixed point: the predicted contraction factor per step.
     spectral_radius: float
+    #: Contraction factor per step fitted to the observed changes.
     observed_rate: float
 
 
@@ -267,11 +282,16 @@ def roc_qmm_convergence(
 class LiteralOutcome(NamedTuple):
     """One reading of (11b) at one prior: did it converge, how far its posterior is from the normalized one."""
 
+    #: Whether this reading of (11b) converged at this prior.
     converged: bool
-    distance: float  # max |posterior - normalized-iteration posterior|, nan if it failed
-    class0_total: float  # total mass of the class-0 iterate at the fixed point, nan if it failed
-    iterations: int  # steps to tol (for tests; not for printing), 0 if it failed
-    message: str  # the error message if it failed, else ""
+    #: Largest distance between its posterior and the normalized iteration's, nan if it failed.
+    distance: float
+    #: Total mass of the class-0 iterate at the fixed point, nan if it failed.
+    class0_total: float
+    #: Steps to reach tol (for tests; not for printing), 0 if it failed.
+    iterations: int
+    #: The error message if it failed, else "".
+    message: str
 
 
 def literal_iteration_study(

@@ -55,7 +55,9 @@ class InfeasibleSystemError(ValueError):
 class Recalibrated(NamedTuple):
     """Target posterior ``Q[Y = 1 | S = s]`` for every score value, and fitted parameters."""
 
+    #: Target posterior Q[Y = 1 | S = s] for every score value.
     posteriors: np.ndarray
+    #: The fitted parameters, by name.
     params: dict
 
 

@@ -20,12 +20,18 @@ __all__ = ["BinwiseIdentity", "binwise_pooling_identity", "ZetaOptimum", "umb_ze
 class BinwiseIdentity(NamedTuple):
     """Residuals of book ``eq-umb-binwise`` and of the pooling shift for one tie pattern (all must be 0)."""
 
-    groups: list  # the bins (0..B-1) grouped by equal value
-    binwise: sp.Expr  # R - R~cal - R~sha
-    pooled: sp.Expr  # R - Rcal - Rsha (Proposition 1 for the pooled risks)
-    calibration_shift: sp.Expr  # R~cal - Rcal - sum_I p_I (theta_I - theta_G)^2
-    sharpness_shift: sp.Expr  # Rsha - R~sha - sum_I p_I (theta_I - theta_G)^2
-    shift: sp.Expr  # sum_I p_I (theta_I - theta_G)^2, the amount pooling moves (0 without ties)
+    #: The bins (0..B-1) grouped by equal value.
+    groups: list
+    #: Residual R - R~cal - R~sha of the bin-wise decomposition (book ``eq-umb-binwise``).
+    binwise: sp.Expr
+    #: Residual R - Rcal - Rsha of Proposition 1 for the pooled risks.
+    pooled: sp.Expr
+    #: Residual of the calibration risk's shift under pooling: R~cal - Rcal - sum_I p_I (theta_I - theta_G)^2.
+    calibration_shift: sp.Expr
+    #: Residual of the sharpness risk's shift under pooling: Rsha - R~sha - sum_I p_I (theta_I - theta_G)^2.
+    sharpness_shift: sp.Expr
+    #: The shift sum_I p_I (theta_I - theta_G)^2, the amount pooling moves (0 without ties).
+    shift: sp.Expr
 
 
 def _one_pattern(groups: Sequence[Sequence[int]], n_bins: int) -> BinwiseIdentity:
@@ -78,15 +84,24 @@ def binwise_pooling_identity(n_bins: int = 4) -> list[BinwiseIdentity]:
 class ZetaOptimum(NamedTuple):
     """Minimization of the simplified bound over B (eqs. (10)-(12)); residuals must be exactly 0."""
 
-    zeta: sp.Expr  # 4 B tau / n + 8 K^2 / B^2 with tau = log(1/delta) (log B left out)
-    b_star: sp.Expr  # the stationary point
-    zeta_at_b_star: sp.Expr  # the bound at B*
-    rate_residual: sp.Expr  # zeta(B*) - 6 (4 K^2)^(1/3) tau^(2/3) n^(-2/3)
-    curvature_at_b_star: sp.Expr  # d^2 zeta / dB^2 at B* (positive: a minimum)
-    sample_size: sp.Expr  # the n with zeta(B*) = epsilon, of order epsilon^(-3/2)
-    sample_size_residual: sp.Expr  # sample_size - 2 * 6^(3/2) K tau epsilon^(-3/2)
-    rounded_bound: sp.Expr  # 16 B* tau / n + 8 K^2 / B*^2 (book cor-umb-rule, integer B <= 2 B*)
-    rounded_residual: sp.Expr  # rounded_bound - 18 (4 K^2)^(1/3) tau^(2/3) n^(-2/3)
+    #: The simplified bound 4 B tau / n + 8 K^2 / B^2 with tau = log(1/delta) (log B left out).
+    zeta: sp.Expr
+    #: The stationary point.
+    b_star: sp.Expr
+    #: The bound at B*.
+    zeta_at_b_star: sp.Expr
+    #: Residual zeta(B*) - 6 (4 K^2)^(1/3) tau^(2/3) n^(-2/3).
+    rate_residual: sp.Expr
+    #: Second derivative d^2 zeta / dB^2 at B* (positive: a minimum).
+    curvature_at_b_star: sp.Expr
+    #: The n with zeta(B*) = epsilon, of order epsilon^(-3/2).
+    sample_size: sp.Expr
+    #: Residual sample_size - 2 * 6^(3/2) K tau epsilon^(-3/2).
+    sample_size_residual: sp.Expr
+    #: The bound at the rounded bin count, 16 B* tau / n + 8 K^2 / B*^2 (book cor-umb-rule, integer B <= 2 B*).
+    rounded_bound: sp.Expr
+    #: Residual rounded_bound - 18 (4 K^2)^(1/3) tau^(2/3) n^(-2/3).
+    rounded_residual: sp.Expr
 
 
 def umb_zeta_optimum() -> ZetaOptimum:

@@ -18,16 +18,15 @@ __all__ = ["UniformMassGrid", "uniform_mass_grid"]
 
 
 class UniformMassGrid(NamedTuple):
-    """Uniform-mass fits for several bin counts from one sample (see :func:`uniform_mass_grid`).
+    """Uniform-mass fits for several bin counts from one sample (see :func:`uniform_mass_grid`)."""
 
-    ``edges[i]``, ``values[i]`` and ``counts[i]`` are the ``edges_``,
-    ``values_`` and ``counts_`` that ``UniformMassBinning(n_bins[i]).fit``
-    would set.
-    """
-
+    #: The bin counts, one fit each.
     n_bins: np.ndarray
+    #: ``edges[i]``: the ``edges_`` of ``UniformMassBinning(n_bins[i]).fit``.
     edges: list
+    #: ``values[i]``: the ``values_`` of that fit.
     values: list
+    #: ``counts[i]``: the ``counts_`` of that fit.
     counts: list
 
 
