@@ -70,6 +70,11 @@ WIDE = (r'<div class="math" id="equation-w"><span class="eqno">(2)<a class="head
         + " + ".join(f"x_{{{i}}}" for i in range(14)) + r" \]</div>")
 
 
+def no_book_script(text: str) -> str:
+    """The page without the book's scroll-stops.js."""
+    return re.sub(r'<script defer src="[^"]*scroll-stops.js"></script>', "", text)
+
+
 @pytest.fixture(scope="module")
 def browser():
     with offline_browser() as (context, blocked):
@@ -186,8 +191,7 @@ def test_excused_rules_are_excused_only_inside_their_markup(tmp_path, browser):
 def test_formulas_in_the_tab_order_are_caught(tmp_path, browser):
     """MathJax's menu code in a browser made every formula a tab stop; the book's formulas are not."""
     def tab_stops(text):  # (and no book script, which would take a display formula that fits out again)
-        text = re.sub(r'<script defer src="[^"]*scroll-stops.js"></script>', "", text)
-        return text.replace('<mjx-container class="MathJax"', '<mjx-container tabindex="0" class="MathJax"')
+        return no_book_script(text).replace('<mjx-container class="MathJax"', '<mjx-container tabindex="0" class="MathJax"')
 
     problems = check_page(browser[0], page(tmp_path, GOOD, edit=tab_stops), axe=False)["problems"]
     assert any("2 of 2 formulas are in the tab order" in p for p in problems), problems
@@ -207,11 +211,8 @@ def test_scrolling_formula_is_a_tab_stop_of_its_own(tmp_path, browser):
     report = check_page(browser[0], page(tmp_path, GOOD + WIDE))
     assert report["problems"] == [], report["problems"]
 
-    def no_script(text):
-        return re.sub(r'<script defer src="[^"]*scroll-stops.js"></script>', "", text)
-
     narrow = "<style>main { width: 300px; }</style>"
-    problems = check_page(browser[0], page(tmp_path, GOOD + WIDE, head=THEME_MODE + narrow, edit=no_script))["problems"]
+    problems = check_page(browser[0], page(tmp_path, GOOD + WIDE, head=THEME_MODE + narrow, edit=no_book_script))["problems"]
     assert any("axe scrollable-region-focusable" in p for p in problems), problems
 
 
@@ -299,10 +300,7 @@ def test_theme_check_of_every_block_on_load_is_left_out(tmp_path, browser):
     theme = '<script defer src="theme.js"></script>'
     assert check_page(browser[0], page(tmp_path, body, outside=theme), axe=False)["problems"] == []
 
-    def no_script(text):
-        return re.sub(r'<script defer src="[^"]*scroll-stops.js"></script>', "", text)
-
-    problems = check_page(browser[0], page(tmp_path, body, outside=theme, edit=no_script), axe=False)["problems"]
+    problems = check_page(browser[0], page(tmp_path, body, outside=theme, edit=no_book_script), axe=False)["problems"]
     assert any("slow on load: the theme checked every block for overflow on load (2 marked" in p for p in problems), problems
 
 
@@ -312,8 +310,5 @@ def test_scrolling_code_block_is_a_tab_stop(tmp_path, browser):
     narrow = "<style>main { width: 300px; } pre { overflow-x: auto; }</style>"
     assert check_page(browser[0], page(tmp_path, body, head=THEME_MODE + narrow))["problems"] == []
 
-    def no_script(text):
-        return re.sub(r'<script defer src="[^"]*scroll-stops.js"></script>', "", text)
-
-    problems = check_page(browser[0], page(tmp_path, body, head=THEME_MODE + narrow, edit=no_script))["problems"]
+    problems = check_page(browser[0], page(tmp_path, body, head=THEME_MODE + narrow, edit=no_book_script))["problems"]
     assert any("axe scrollable-region-focusable" in p for p in problems), problems
