@@ -3,18 +3,27 @@
 Run: ``.venv/bin/python benchmarks/bench_typesetting.py [--build _build] [--rounds 3]`` after a book build.
 Each page is opened in headless Chromium with no network (``book/_ext/browser.py``) at a phone's width
 (390 px) with the CPU throttled 4x (CDP ``Emulation.setCPUThrottlingRate``), and timed from the start
-of navigation until the page has loaded, its fonts are ready and, when the page loads MathJax, MathJax
-has typeset it.  The pages are opened alternately (each round visits every page, the first page
-rotating), each keeping its best of ``--rounds``, so that the intro page -- the baseline, 6 formulas --
+of navigation until the page has loaded, its fonts are ready, MathJax has typeset it when the page
+loads MathJax, and two frames have been drawn since: the first frame after that lays out and paints
+what is on screen (the off-screen blocks are laid out when they come near, book.css), the second
+starts once it is done.  The pages are opened alternately (each round visits every page, the first page
+rotating), each keeping its best of ``--rounds``, so that the intro page -- the baseline, one formula --
 and the chapters are measured under the same load; the table gives each page's ratio to it.
 The goal (issue 28): every page at most 2 s and at most 1.3 times the intro page.
+
+``--profile book/ch03_multiclass_lp`` instead records one visit of that page (and of the intro page)
+with Chrome's tracing and prints where the time goes on the page's main thread (HTML parsing, style,
+layout, paint, script, ...) and the page's bytes by part.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
+import tempfile
+from collections import defaultdict
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -26,10 +35,13 @@ from browser import offline_browser  # noqa: E402
 WIDTH, HEIGHT, THROTTLE = 390, 844, 4
 BASELINE = "book/intro"
 
-#: In the page after ``load``: wait for the fonts and for MathJax if the page loads it; the time since navigation.
+#: In the page after ``load``: wait for MathJax if the page loads it, for the fonts, and for two frames
+#: (the page on screen laid out and painted); the time since navigation.
 _DRAWN = """async () => {
   if (window.MathJax && window.MathJax.startup && window.MathJax.startup.promise) await window.MathJax.startup.promise;
   await document.fonts.ready;
+  await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
+  await document.fonts.ready;  // and the fonts that frame's layout asked for
   return {ms: performance.now(), mathjax: !!(window.MathJax && window.MathJax.startup),
           formulas: document.querySelectorAll('mjx-container').length};
 }"""
@@ -41,14 +53,21 @@ def pages(html: Path) -> list[str]:
     return [BASELINE, *chapters]
 
 
-def time_page(context, path: Path) -> dict:
-    """One visit: milliseconds until the page is fully typeset, whether MathJax ran, number of formulas."""
+def time_page(context, path: Path, trace: Path | None = None) -> dict:
+    """One visit: milliseconds until the page is fully typeset, whether MathJax ran, number of formulas.
+
+    With ``trace``, Chrome's timeline of the visit is written there.
+    """
     page = context.new_page()
     page.set_viewport_size({"width": WIDTH, "height": HEIGHT})
     cdp = context.new_cdp_session(page)
     cdp.send("Emulation.setCPUThrottlingRate", {"rate": THROTTLE})
+    if trace is not None:
+        context.browser.start_tracing(page=page, path=str(trace), categories=["devtools.timeline"])
     page.goto(path.resolve().as_uri(), wait_until="load", timeout=300_000)
     drawn = page.evaluate(_DRAWN)
+    if trace is not None:
+        context.browser.stop_tracing()
     cdp.send("Emulation.setCPUThrottlingRate", {"rate": 1})
     page.close()
     return drawn
@@ -73,6 +92,92 @@ def measure(html: Path, rounds: int) -> dict[str, dict]:
     return {name: best[name] for name in names}
 
 
+#: Chrome's trace events by the kind of work they are (the rest: loading the files, the event loop).
+KINDS = {
+    "HTML parsing": {"ParseHTML"},
+    "CSS parsing": {"ParseAuthorStyleSheet"},
+    "style": {"UpdateLayoutTree"},
+    "layout": {"Layout"},
+    "paint": {"PrePaint", "Paint", "Layerize", "UpdateLayer", "Commit", "PaintImage", "Decode Image"},
+    "script": {"EvaluateScript", "FunctionCall", "TimerFire", "EventDispatch", "v8.compile", "RunMicrotasks",
+               "FireAnimationFrame", "IntersectionObserverController::computeIntersections"},
+    "garbage collection": {"MajorGC", "MinorGC"},
+}
+
+
+def main_thread_ms(trace: Path) -> dict[str, float]:
+    """Self time (ms) of each kind of work on the page's main thread (the one that parsed the HTML)."""
+    events = json.loads(trace.read_text())
+    events = events["traceEvents"] if isinstance(events, dict) else events
+    parses = defaultdict(int)
+    for e in events:
+        if e.get("name") == "ParseHTML":
+            parses[e["pid"], e["tid"]] += 1
+    thread = max(parses, key=parses.get)
+    spans = sorted((e for e in events if (e["pid"], e["tid"]) == thread and e.get("ph") == "X"),
+                   key=lambda e: (e["ts"], -e.get("dur", 0)))
+    own, stack = [], []  # self time: duration less that of the events nested in it
+    for e in spans:
+        while stack and stack[-1][0]["ts"] + stack[-1][0].get("dur", 0) <= e["ts"]:
+            stack.pop()
+        if stack:
+            own[stack[-1][1]] -= e.get("dur", 0)
+        own.append(e.get("dur", 0))
+        stack.append((e, len(own) - 1))
+    kind_of = {name: kind for kind, names in KINDS.items() for name in names}
+    ms = defaultdict(float)
+    for e, t in zip(spans, own):
+        ms[kind_of.get(e["name"], "other (loading, event loop)")] += t / 1000
+    return dict(ms)
+
+
+def page_bytes(page: Path) -> dict[str, int]:
+    """Bytes of the page's HTML by part (the formulas in notebook outputs counted as formulas)."""
+    from bs4 import BeautifulSoup
+
+    text = page.read_text(encoding="utf-8")
+    soup = BeautifulSoup(text, "html.parser")
+
+    def size(nodes) -> int:
+        return sum(len(str(node).encode()) for node in nodes)
+
+    formulas = soup.find_all("mjx-container")
+    mathml = size(node.find("mjx-assistive-mml") or "" for node in formulas)
+    outputs = soup.select(".cell_output")
+    parts = {
+        "formulas: CommonHTML": size(formulas) - mathml,
+        "formulas: assistive MathML": mathml,
+        "notebook outputs (less formulas)": size(outputs) - size(f for o in outputs for f in o.find_all("mjx-container")),
+        "code cells": size(soup.select(".cell_input")),
+        "inline style and script": size(soup.find_all(["style", "script"])),
+        "navigation (sidebars, header)": size(soup.select(".bd-sidebar-primary, .bd-sidebar-secondary, .bd-header")),
+    }
+    total = len(text.encode())
+    return {"page": total, **parts, "the rest (text, markup)": total - sum(parts.values()),
+            "elements": len(soup.find_all(True)), "elements in formulas": len(soup.select("mjx-container *"))}
+
+
+def profile(html: Path, name: str) -> str:
+    """One traced visit of ``name`` and of the intro page: main-thread time by kind and bytes by part."""
+    rows = {}
+    with offline_browser() as (context, _), tempfile.TemporaryDirectory() as tmp:
+        for page in dict.fromkeys([BASELINE, name]):
+            trace = Path(tmp) / "trace.json"
+            drawn = time_page(context, html / f"{page}.html", trace)
+            rows[page] = {"drawn": drawn["ms"], **main_thread_ms(trace)}
+    kinds = sorted({k for row in rows.values() for k in row if k != "drawn"}, key=lambda k: -rows[name].get(k, 0))
+    lines = [f"| main thread (ms, {THROTTLE}x throttled) | " + " | ".join(p.split("/")[-1] for p in rows) + " |",
+             "|---|" + "---:|" * len(rows)]
+    for kind in ["drawn", *kinds]:
+        lines.append(f"| {'navigation to drawn' if kind == 'drawn' else kind} | "
+                     + " | ".join(f"{row.get(kind, 0):.0f}" for row in rows.values()) + " |")
+    sizes = {page: page_bytes(html / f"{page}.html") for page in rows}
+    lines += ["", "| bytes | " + " | ".join(p.split("/")[-1] for p in rows) + " |", "|---|" + "---:|" * len(rows)]
+    for part in sizes[name]:
+        lines.append(f"| {part} | " + " | ".join(f"{size[part]:,}" for size in sizes.values()) + " |")
+    return "\n".join(lines)
+
+
 def markdown(best: dict[str, dict]) -> str:
     """The times as a Markdown table, each page's ratio to the intro page."""
     base = best[BASELINE]["s"]
@@ -87,10 +192,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", default=str(ROOT / "_build"), help="the build directory that holds html/")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--profile", metavar="PAGE", help="trace one visit of PAGE (e.g. book/ch03_multiclass_lp)")
     args = parser.parse_args()
     html = Path(args.build) / "html"
     if not (html / f"{BASELINE}.html").is_file():
         raise SystemExit(f"{html / BASELINE}.html not found: build the book first (make book)")
+    if args.profile:
+        if not (html / f"{args.profile}.html").is_file():
+            raise SystemExit(f"{html / args.profile}.html not found (a page as book/ch03_multiclass_lp)")
+        print(profile(html, args.profile))
+        return
     load = os.getloadavg()[0]
     best = measure(html, args.rounds)
     print(f"\n{THROTTLE}x CPU throttling, {WIDTH} px, best of {args.rounds}, load {max(load, os.getloadavg()[0]):.1f}\n")

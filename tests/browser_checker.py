@@ -9,6 +9,7 @@ reported.  On each page:
 * every formula typeset when the book was built (no raw ``\\(`` or ``$$``
   left in the text, a MathJax container in every math node, no MathJax
   error) and none by MathJax in the browser: the page loads no typesetter;
+  no search index (but the search page) and no check of every block on load;
   formulas kept out of the tab order unless they scroll, each carrying its
   assistive MathML;
 * no equation number drawn over its formula, at a desktop and a phone width;
@@ -220,6 +221,20 @@ _TYPESETTER = """() => {
   return window.MathJax && (window.MathJax.startup || window.MathJax.typesetPromise) ? 'window.MathJax is running' : '';
 }"""
 
+#: Work on load that a long page cannot afford on a phone (benchmarks/bench_typesetting.py): Sphinx's search
+#: index loaded by a page other than the search page, and the theme's overflow check of every block at
+#: once (it marks each block that does not scroll ``tabindex="-1"``; scroll-stops.js checks each block as
+#: it comes near the window and marks none so).
+_SLOW_ON_LOAD = """() => {
+  const slow = [];
+  const index = [...document.scripts].map((s) => s.getAttribute('src') || '').find((s) => /(^|\\/)searchindex\\.js/.test(s));
+  if (index && !/(^|\\/)search\\.html$/.test(location.pathname)) slow.push('loads the search index ' + index);
+  const marked = document.querySelectorAll('pre[tabindex="-1"], .cell_output > .output[tabindex="-1"], '
+      + '.pst-scrollable-table-container[tabindex="-1"]').length;
+  if (marked) slow.push(`the theme checked every block for overflow on load (${marked} marked tabindex=-1)`);
+  return slow;
+}"""
+
 _SET_MODE = "(mode) => { document.documentElement.dataset.theme = mode; document.documentElement.dataset.mode = mode; }"
 
 
@@ -314,6 +329,7 @@ def check_page(
     page.set_viewport_size({"width": WIDTHS[0], "height": 900})
     page.goto(Path(path).resolve().as_uri(), wait_until="load")
     typesetter = page.evaluate(_TYPESETTER)
+    slow = page.evaluate(_SLOW_ON_LOAD)
     # every block laid out, as the reader sees it once scrolled there (book.css defers off-screen blocks)
     page.add_style_tag(content="* { content-visibility: visible !important; }")
     page.evaluate("() => window.dispatchEvent(new Event('resize'))")  # the page's scripts see that layout
@@ -345,6 +361,7 @@ def check_page(
     problems = []
     if typesetter:
         problems.append(f"{name}: the page typesets formulas in the browser on load ({typesetter})")
+    problems += [f"{name}: slow on load: {t}" for t in slow]
     problems += [f"{name}: formula not typeset: {t!r}" for t in report["untypeset"]]
     problems += [f"{name}: MathJax error: {t!r}" for t in report["errors"]]
     problems += [f"{name}: raw TeX in the page text: {t!r}" for t in report["raw"]]

@@ -48,7 +48,7 @@ def page(tmp_path, body: str, *, typeset: bool = True, head: str = THEME_MODE, o
         (tmp_path / "_static" / "mathjax").symlink_to(MATHJAX)
     links = ((f'<link rel="stylesheet" href="_static/{CSS}">' if typeset else "") + THEME_MATH +
              f'<link rel="stylesheet" href="{(STATIC / "book.css").as_uri()}">'
-             f'<script defer src="{(STATIC / "math-scroll.js").as_uri()}"></script>'
+             f'<script defer src="{(STATIC / "scroll-stops.js").as_uri()}"></script>'
              f'<script defer src="{(STATIC / "scroll-sign.js").as_uri()}"></script>')
     path = tmp_path / "page.html"
     path.write_text(
@@ -70,6 +70,15 @@ GOOD = (
 #: A display formula wider than a phone's column, numbered.
 WIDE = (r'<div class="math" id="equation-w"><span class="eqno">(2)<a class="headerlink" href="#equation-w">#</a></span>\[ '
         + " + ".join(f"x_{{{i}}}" for i in range(14)) + r" \]</div>")
+
+
+def _without(script):
+    """An edit of a fixture page that removes one of the book's scripts."""
+    return lambda text: re.sub(rf'<script defer src="[^"]*{script}"></script>', "", text)
+
+
+#: The page without the book's scroll-stops.js.
+no_book_script = _without("scroll-stops.js")
 
 
 @pytest.fixture(scope="module")
@@ -188,8 +197,7 @@ def test_excused_rules_are_excused_only_inside_their_markup(tmp_path, browser):
 def test_formulas_in_the_tab_order_are_caught(tmp_path, browser):
     """MathJax's menu code in a browser made every formula a tab stop; the book's formulas are not."""
     def tab_stops(text):  # (and no book script, which would take a display formula that fits out again)
-        text = re.sub(r'<script defer src="[^"]*math-scroll.js"></script>', "", text)
-        return text.replace('<mjx-container class="MathJax"', '<mjx-container tabindex="0" class="MathJax"')
+        return no_book_script(text).replace('<mjx-container class="MathJax"', '<mjx-container tabindex="0" class="MathJax"')
 
     problems = check_page(browser[0], page(tmp_path, GOOD, edit=tab_stops), axe=False)["problems"]
     assert any("2 of 2 formulas are in the tab order" in p for p in problems), problems
@@ -209,11 +217,8 @@ def test_scrolling_formula_is_a_tab_stop_of_its_own(tmp_path, browser):
     report = check_page(browser[0], page(tmp_path, GOOD + WIDE))
     assert report["problems"] == [], report["problems"]
 
-    def no_script(text):
-        return re.sub(r'<script defer src="[^"]*math-scroll.js"></script>', "", text)
-
     narrow = "<style>main { width: 300px; }</style>"
-    problems = check_page(browser[0], page(tmp_path, GOOD + WIDE, head=THEME_MODE + narrow, edit=no_script))["problems"]
+    problems = check_page(browser[0], page(tmp_path, GOOD + WIDE, head=THEME_MODE + narrow, edit=no_book_script))["problems"]
     assert any("axe scrollable-region-focusable" in p for p in problems), problems
 
 
@@ -280,10 +285,6 @@ WIDE_BOXES = (
     '<tr><td style="white-space: nowrap">' + "a long cell that does not wrap " * 8 + "</td><td>1</td></tr></table></div>"
     '<div class="highlight"><pre style="overflow-x: auto">' + "x = compute(" + ", ".join(f"arg{i}" for i in range(30)) + ")</pre></div>"
 )
-
-
-def _without(script):
-    return lambda text: re.sub(rf'<script defer src="[^"]*{script}"></script>', "", text)
 
 
 def test_boxes_that_scroll_show_it(tmp_path, browser):
@@ -354,3 +355,44 @@ def test_figure_with_unreadable_text_is_caught(tmp_path, browser):
     found = _figure_problems(tmp_path, browser, f'<a href="{small}"><img src="{small}"></a>')
     assert len(found) == 2 and all("smallest text" in p and "7.0 px at full size, below 10 px" in p for p in found), found
     assert any("in the page at 390 px" in p for p in found)
+
+
+def test_search_index_on_a_page_other_than_search_is_caught(tmp_path, browser):
+    """The theme loaded Sphinx's search index (300 kB, parser-blocking) on every page; only the search page needs it."""
+    (tmp_path / "searchindex.js").write_text("window.SEARCH_INDEX = {};\n")
+    index = '<script src="searchindex.js"></script>'
+    problems = check_page(browser[0], page(tmp_path, GOOD, head=THEME_MODE + index), axe=False)["problems"]
+    assert any("slow on load: loads the search index searchindex.js" in p for p in problems), problems
+
+
+#: pydata-sphinx-theme's overflow check (0.17, ``addTabStopsToScrollableElements``), deferred at the end of the
+#: body: every code block and table container at once on ``load``, each that does not scroll marked tabindex=-1.
+THEME_CHECK = """(() => {
+  function I() {
+    document.querySelectorAll(["pre", ".pst-scrollable-table-container"].join(", "))
+      .forEach((e) => { e.tabIndex = e.scrollWidth > e.clientWidth ? 0 : -1; });
+  }
+  "complete" === document.readyState ? I() : window.addEventListener("load", I);
+})();"""
+
+
+def test_theme_check_of_every_block_on_load_is_left_out(tmp_path, browser):
+    """scroll-stops.js keeps the theme's whole-page check from running on load (it laid out every block of a long
+    chapter: a second on a phone) and checks each block as it comes near; without it the checker sees the theme's marks."""
+    (tmp_path / "theme.js").write_text(THEME_CHECK)
+    body = GOOD + "<pre>x = 1</pre>" + '<div class="pst-scrollable-table-container"><table><tr><td>1</td></tr></table></div>'
+    theme = '<script defer src="theme.js"></script>'
+    assert check_page(browser[0], page(tmp_path, body, outside=theme), axe=False)["problems"] == []
+
+    problems = check_page(browser[0], page(tmp_path, body, outside=theme, edit=no_book_script), axe=False)["problems"]
+    assert any("slow on load: the theme checked every block for overflow on load (2 marked" in p for p in problems), problems
+
+
+def test_scrolling_code_block_is_a_tab_stop(tmp_path, browser):
+    """The theme's work that scroll-stops.js took over: a code block wider than its box is reachable by keyboard."""
+    body = GOOD + '<div class="highlight"><pre>' + " + ".join(f"weight_{i}" for i in range(30)) + "</pre></div>"
+    narrow = "<style>main { width: 300px; } pre { overflow-x: auto; }</style>"
+    assert check_page(browser[0], page(tmp_path, body, head=THEME_MODE + narrow))["problems"] == []
+
+    problems = check_page(browser[0], page(tmp_path, body, head=THEME_MODE + narrow, edit=no_book_script))["problems"]
+    assert any("axe scrollable-region-focusable" in p for p in problems), problems

@@ -8,7 +8,7 @@
 * Boxes that scroll sideways (display formulas, tables, code and output wider
   than the column) show it: ``_static/scroll-sign.js`` marks their cut-off
   edges, which ``book.css`` fades.  (A formula that scrolls is a tab stop:
-  ``_static/math-scroll.js``.)
+  ``_static/scroll-stops.js``.)
 * The tables of the pages that are not chapters (reproduction index, errata,
   benchmarks...) carry the class ``fit-column``: ``book.css`` sets them
   smaller and lets their cells wrap, so they fit the column at 1280 px with no

@@ -8,13 +8,14 @@ MathJax 3's own package (``book/_ext/typeset_math.js``, ``mathjax-full`` from
 ``package-lock.json``, installed by ``make``), and writes its CommonHTML output
 with the assistive MathML in their place: the same glyphs, fonts and screen-reader
 text as before, with no script.  The MathJax loader is dropped from every page;
-the CommonHTML style sheet (every character of the TeX fonts, read from the fonts
-that ``sphinx-mathjax-offline`` ships) is ``_static/mathjax-chtml.css``.
+the CommonHTML style sheet (the characters of the TeX fonts that the book uses, read
+from the fonts that ``sphinx-mathjax-offline`` ships, and the style common to every
+formula's container) is ``_static/mathjax-chtml.css``, one file for all pages.
 
 A formula MathJax cannot parse is a build warning (an error in the strict build)
 naming the page and the TeX.  A display formula wider than its box scrolls inside
-it; ``_static/math-scroll.js`` makes such a formula a tab stop (and only such a
-formula), as MathJax's menu code did.
+it; ``_static/scroll-stops.js`` (``page_speed``) makes such a formula a tab stop
+(and only such a formula), as MathJax's menu code did.
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ def _pages(outdir: Path) -> list[Path]:
     return sorted(p for p in outdir.rglob("*.html") if "_static" not in p.relative_to(outdir).parts)
 
 
-def typeset(formulas: list[tuple[str, bool]], *, full_css: bool = True) -> dict:
+def typeset(formulas: list[tuple[str, bool]]) -> dict:
     """MathJax's CommonHTML for ``[(tex, display), ...]``: ``{"html": [...], "errors": [[index, message]], "css"}``."""
     node = shutil.which("node")
     if node is None:
@@ -72,7 +73,7 @@ def typeset(formulas: list[tuple[str, bool]], *, full_css: bool = True) -> dict:
                              "(Debian: `apt-get install -y nodejs npm`; README, Prerequisites)")
     if not (NODE_MODULES / "mathjax-full").is_dir():
         raise ExtensionError(f"{NODE_MODULES / 'mathjax-full'} is missing: run `npm ci` in {ROOT} (make does)")
-    request = {"formulas": formulas, "fontURL": FONT_URL, "scale": SCALE, "adaptiveCSS": not full_css}
+    request = {"formulas": formulas, "fontURL": FONT_URL, "scale": SCALE}
     done = subprocess.run([node, str(SCRIPT)], input=json.dumps(request), capture_output=True, text=True,
                           cwd=ROOT, check=False)
     if done.returncode != 0:
@@ -130,7 +131,6 @@ def _build_finished(app, exception):
 
 def setup(app):
     app.add_css_file(CSS)
-    app.add_js_file("math-scroll.js", defer="defer")
     # after Sphinx's MathJax set-up (which adds the loader) and after the search texts are read
     app.connect("html-page-context", _drop_mathjax, priority=900)
     app.connect("build-finished", _build_finished, priority=900)
