@@ -80,8 +80,15 @@ def _softmax(logits: np.ndarray) -> np.ndarray:
     return e / np.sum(e, axis=-1, keepdims=True)
 
 
+#: Below this argument ``expit`` is subnormal or 0 (log of the smallest normal float, rounded down).
+_EXPIT_NORMAL_FROM = -708.0
+
+#: Cells whose width times (1 + |midpoint|) is below this are integrated by the midpoint series (see _narrow_cell).
+_NARROW_CELL = 1e-2
+
+
 def _expit(z):
-    """The logistic function ``expit(z)``, bit-identical to it where that is normal, ``exp(log_expit(z))`` below.
+    """The logistic function: ``expit(z)`` from ``z = -708`` up (a normal float), ``exp(log_expit(z))`` below.
 
     ``scipy.special.expit`` flushes its subnormal values to 0 (``expit(-710.0)``
     is 0, the true value 4.5e-309); the log form keeps them.
@@ -89,13 +96,6 @@ def _expit(z):
     z = np.asarray(z, dtype=float)
     with np.errstate(under="ignore"):
         return _returned(np.where(z < _EXPIT_NORMAL_FROM, np.exp(log_expit(z)), expit(z)))
-
-
-#: Below this argument ``expit`` is subnormal or 0 (log of the smallest normal float, rounded down).
-_EXPIT_NORMAL_FROM = -708.0
-
-#: Cells whose width times (1 + |midpoint|) is below this are integrated by the midpoint series (see _log_normal_mass).
-_NARROW_CELL = 1e-2
 
 
 def _normal_mass(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -70,6 +70,7 @@ __all__ = [
 #: Smallest target prior of the AUC-matching methods: the smallest normal float (see the module docstring).
 MIN_AUC_PRIOR = float(np.finfo(float).tiny)
 
+
 def _check_auc_prior(q: float, name: str) -> float:
     """``q`` if it is at least :data:`MIN_AUC_PRIOR`; else a ValueError naming ``name`` and the rule."""
     if q < MIN_AUC_PRIOR:
@@ -99,8 +100,8 @@ def _intercept(x, f, q, a, link, *, xtol, max_iter) -> tuple[float, np.ndarray]:
     with np.errstate(over="ignore", invalid="ignore"):
         dx = a * (x - x[k])
         linear = float(F_inv(q)) - float(f @ dx)
-    step_share = (q - float(f[x > x[k]].sum())) / float(f[at].sum())
-    step = float(F_inv(min(max(step_share, MIN_AUC_PRIOR), 1.0 - 2.0**-53)))
+    step_share = (q - float(f[x > x[k]].sum())) / float(f[at].sum())  # in (0, 1] up to rounding
+    step = float(F_inv(min(max(step_share, MIN_AUC_PRIOR), 1.0 - 2.0**-53)))  # a start only: kept finite
 
     def excess(c: float) -> float:
         return float(f @ F(dx + c)) - q

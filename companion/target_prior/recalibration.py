@@ -206,7 +206,9 @@ def fjs(
     increases strictly in :math:`\varrho`, so the root is unique; Jensen's
     inequality confines it to
     :math:`[\frac{p}{(1-p)E_Q[\eta_P/(1-\eta_P)]},\ \frac{p}{1-p}E_Q[(1-\eta_P)/\eta_P]]`,
-    which is the bracket used (on the log scale).  Where a factor leaves the
+    which is the bracket used (on the log scale, widened by a relative
+    :math:`10^{-9}`: at a tiny ``target_prior`` the root lies within rounding
+    of the lower bound, the tilt being nearly linear in the odds).  Where a factor leaves the
     float range (a subnormal posterior or prior: :math:`1/\eta_P` or
     :math:`q/p` overflows), the bracket and the tilt are computed in logs,
     :math:`\eta_Q = \operatorname{expit}(\operatorname{logit}\eta_P + \log\varrho + \log\frac{q(1-p)}{p(1-q)})`
@@ -242,8 +244,6 @@ def fjs(
     def excess(log_rho: float) -> float:
         return float(f @ tilted(log_rho)) - q
 
-    # Jensen's bounds are exact, but at a tiny target_prior the root lies within rounding of the lower one
-    # (the tilt is then nearly linear in the odds): search a bracket wider by a margin far above rounding.
     margin = 1e-9 * (1.0 + max(abs(log_lo), abs(log_hi)))
     log_rho = _solve_increasing(excess, log_lo - margin, log_hi + margin, what="eq. (7b) for rho", xtol=xtol,
                                 max_iter=max_iter, expand=False)
