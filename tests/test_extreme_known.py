@@ -157,12 +157,48 @@ def test_capped_scaling_with_a_subnormal_posterior_matches_the_closed_form(q, t)
 
 
 def _mp_fjs(eta, f, q):
-    """FJS target posteriors at 50 digits: the odds factor c solving E_Q[c eta / (c eta + 1 - eta)] = q (p drops out)."""
+    """FJS target posteriors at 50 digits: the odds factor c solving E_Q[c eta / (c eta + 1 - eta)] = q (p drops out).
+
+    Bisection on log c over [-2000, 2000] (the mean increases in c), 250 halvings.
+    """
     with mp.workdps(50):
         eta = [mp.mpf(v) for v in eta]
-        mean = lambda log_c: sum(mp.mpf(w) * e * mp.exp(log_c) / (e * mp.exp(log_c) + 1 - e) for w, e in zip(f, eta)) - q  # noqa: E731
-        log_c = mp.findroot(mean, (-20, 20), solver="anderson")
-        return np.array([float(e * mp.exp(log_c) / (e * mp.exp(log_c) + 1 - e)) for e in eta])
+        tilt = lambda log_c: [e * mp.exp(log_c) / (e * mp.exp(log_c) + 1 - e) for e in eta]  # noqa: E731
+        lo, hi = mp.mpf(-2000), mp.mpf(2000)
+        for _ in range(250):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if sum(mp.mpf(w) * t for w, t in zip(f, tilt(mid))) < q else (lo, mid)
+        return np.array([float(t) for t in tilt(lo)])
+
+
+@pytest.mark.parametrize("q", [1e-300, 1e-200, 1e-100, 1e-20, 1e-16, 1e-15])
+def test_fjs_at_a_tiny_target_prior_matches_mpmath(q):
+    from companion.target_prior import fjs
+
+    eta, f = np.array([0.2, 0.5, 0.9]), np.array([0.2, 0.3, 0.5])
+    fit = fjs(eta, f, 0.3, q)
+    expected = _mp_fjs(eta, f, mp.mpf(q))
+    assert np.allclose(fit.posteriors, expected, rtol=1e-12, atol=0.0)
+    # the limit q -> 0 of (7a)-(7b): eta_Q = q odds / E_Q[odds], here odds = (1/4, 1, 9) and E_Q[odds] = 4.85
+    assert np.allclose(fit.posteriors, q * np.array([0.25, 1.0, 9.0]) / 4.85, rtol=1e-10, atol=0.0)
+
+
+def test_fjs_keeps_a_subnormal_posterior():
+    from companion.target_prior import fjs
+
+    eta, f = np.array([1e-310, 0.5, 0.9]), np.array([0.2, 0.3, 0.5])
+    post = fjs(eta, f, 0.3, 0.6).posteriors
+    assert post[0] > 0.0
+    assert np.allclose(post, _mp_fjs(eta, f, mp.mpf("0.6")), rtol=1e-9, atol=0.0)  # 1e-310 carries ~14 bits
+
+
+def test_prior_correction_keeps_a_subnormal_posterior():
+    from companion.label_shift_recalibration import prior_correction
+
+    # odds 1e-310 / (1 - 1e-310) times (0.2 / 0.8) / (0.7 / 0.3) = 3/28 gives a posterior of 1.0714e-311
+    got = prior_correction(np.array([1e-310, 0.5]), 0.7, 0.2)
+    assert math.isclose(got[0], 1e-310 * 3 / 28, rel_tol=1e-9)
+    assert math.isclose(got[1], 3 / 31, rel_tol=1e-15)
 
 
 @pytest.mark.parametrize(("eta", "p"), [(POST, 0.45), (np.array([0.05, 0.2, 0.4, 0.7, 0.9]), 5e-324),
@@ -232,8 +268,51 @@ def test_cspd_auc_profile_at_huge_slopes_is_the_step_limit():
     # the share (0.3 - 0.125) / 0.25 = 0.7 that meets the mean
     limit = float(_mp_auc([0, 0, 0, mp.mpf("0.7"), 1], MASSES))
     profile = cspd_auc_profile(POST_N, MASSES, 0.3, [1e6, 1e20, 5e299, 1e300, 2e300])
-    assert np.allclose(profile[1:], limit, rtol=1e-12, atol=0.0)
-    assert abs(profile[0] - limit) < 1e-5  # continuity: a large slope on the direct route is near the limit
+    assert np.allclose(profile, limit, rtol=1e-12, atol=0.0)
+
+
+# the referee's case: scores 3e-13 apart around the step, so a (x - x_k) is of order 1 at slopes near 2**40
+ETA_CLOSE = np.array([0.1, 0.3, 0.6 - 3e-13, 0.6, 0.6 + 5e-13, 0.7, 0.9])
+MASSES_CLOSE = np.array([0.15, 0.15, 0.15, 0.1, 0.15, 0.15, 0.15])
+
+
+def _mp_intercept_posteriors(x, f, q, a):
+    """expit(a x + b) with b solving the mean equation, by bisection at 80 digits on the float scores ``x``."""
+    with mp.workdps(80):
+        xs, a = [mp.mpf(float(v)) for v in x], mp.mpf(a)
+        mean = lambda b: sum(mp.mpf(w) / (1 + mp.exp(-(a * v + b))) for w, v in zip(f, xs)) - mp.mpf(q)  # noqa: E731
+        lo, hi = -a * max(xs) - 50, -a * min(xs) + 50
+        for _ in range(400):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if mean(mid) < 0 else (lo, mid)
+        return np.array([float(1 / (1 + mp.exp(-(a * v + lo)))) for v in xs])
+
+
+@pytest.mark.parametrize("log2_slope", [20, 38, 40, 41, 51, 52, 53, 60])
+def test_cspd_intercept_meets_the_mean_at_every_slope(log2_slope):
+    from scipy.special import logit
+
+    from companion.target_prior.qmm import _intercept
+
+    x = logit(ETA_CLOSE)
+    a = 2.0**log2_slope / float(np.max(np.abs(x)))
+    post = _intercept(x, MASSES_CLOSE, 0.4, a, "logistic", xtol=1e-15, max_iter=200)[1]
+    assert abs(float(MASSES_CLOSE @ post) - 0.4) < 1e-12
+    assert np.allclose(post, _mp_intercept_posteriors(x, MASSES_CLOSE, 0.4, a), rtol=0.0, atol=1e-12)
+
+
+def test_cspd_auc_profile_rises_monotonically_to_the_step_limit():
+    from companion.target_prior import cspd_auc_profile
+
+    eta, f = np.array([0.1, 0.3, 0.6, 0.7, 0.9]), np.full(5, 0.2)
+    # the step at q = 0.45: posteriors 1, 1 above 0.6, share (0.45 - 0.4) / 0.2 = 0.25 at it, 0 below
+    limit = float(_mp_auc([0, 0, mp.mpf("0.25"), 1, 1], f))
+    slopes = 2.0 ** np.arange(-2.0, 61.0, 0.5) / float(np.log(9.0))
+    profile = cspd_auc_profile(eta, f, 0.45, slopes)
+    assert np.all(np.diff(profile) >= -1e-14) and np.all(profile <= limit + 1e-14)
+    assert math.isclose(profile[-1], limit, rel_tol=1e-12)
+    profile = cspd_auc_profile(ETA_CLOSE, MASSES_CLOSE, 0.4, 2.0 ** np.arange(20.0, 61.0, 0.25))
+    assert np.all(np.diff(profile) >= -1e-14)
 
 
 def _mp_quantify(eta, f, auc):
@@ -343,3 +422,53 @@ def test_noisy_lp_calibrator_refuses_a_mass_threshold_below_its_event_count(kwar
     with pytest.raises(ValueError, match=f"^{name} gives omega_m"):
         LpCalibrator(0.25, **kwargs).fit(probs, y)
     assert LpCalibrator(0.25, threshold=2.0**-53).fit(probs, y).threshold_ == 2.0**-53  # the boundary is accepted
+
+
+# --- normal cell masses: narrow cells without cancellation, against mpmath ---
+
+
+@pytest.mark.parametrize(("a", "width"), [(-40.0, 1e-9), (-40.0, 1e-3), (-37.0, 1e-12), (35.0, 3e-4), (-0.005, 0.01),
+                                          (1.0, 2.0**-52), (-1e-3, 1e-12), (-40.0, 1.0), (5.0, 1e-15), (-8.0, 1e-6)])
+def test_normal_cell_masses_match_mpmath(a, width):
+    from companion._numerics import _log_normal_mass, _normal_mass
+
+    b = a + width
+    with mp.workdps(80):
+        lo, hi = mp.mpf(a), mp.mpf(b)  # the float edges, exactly
+        mass = mp.ncdf(-lo) - mp.ncdf(-hi) if a > 0 else mp.ncdf(hi) - mp.ncdf(lo)
+        log_mass = float(mp.log(mass))
+        got = float(_log_normal_mass(np.array([a]), np.array([b]))[0])
+        assert abs(float(mp.exp(mp.mpf(got) - mp.log(mass)) - 1)) < 1e-10  # the mass to 1e-10 relative
+    if log_mass > -700.0:
+        assert math.isclose(float(_normal_mass(np.array([a]), np.array([b]))[0]), math.exp(log_mass), rel_tol=1e-10)
+
+
+# --- l_p: Lemma 8's event count reads the threshold by its decimal intent ---
+
+
+@pytest.mark.parametrize(("omega", "count"), [(0.1, 10), (0.2, 5), (0.01, 100), (0.3, 3), (0.125, 8), (2.0**-53, 2**53)])
+def test_lemma8_event_count_reads_the_decimal_threshold(omega, count):
+    from companion.multiclass_lp.structure import _event_count
+
+    assert _event_count(omega) == count
+
+
+def test_lemma8_event_count_at_a_subnormal_threshold_is_the_exact_floor():
+    from companion.multiclass_lp.structure import _event_count
+
+    assert _event_count(5e-324) == 2**1074 // 1  # 5e-324 is 2**-1074 exactly
+    assert _event_count(3 * 2.0**-1074) == 2**1074 // 3
+
+
+def test_noisy_pool_scales_at_decimal_thresholds_follow_ten_events():
+    # independent: Lemma 8's scale for the mass pools at omega = 0.1 is that of floor(1/0.1) = 10 events
+    from companion.multiclass_lp import LpCalibrator
+    from companion.multiclass_lp.bounds import lemma8_accuracy
+    from companion.multiclass_lp.structure import plan_pools
+
+    cal = LpCalibrator(0.1, threshold=0.1, noise=True)
+    omega, omega_m, sizes, scales = plan_pools(cal, 10000, 3)
+    j = len(scales)
+    assert cal.pools and j == 4  # group sizes 1, 2, 4, 8 up to 10 events
+    assert math.isclose(scales[0][0], 8.0 / (sizes[1] * lemma8_accuracy(sizes[1], 1, 10, cal.delta / (4 * j))), rel_tol=1e-15)
+    assert math.isclose(scales[3][0], 8.0 / (sizes[7] * lemma8_accuracy(sizes[7], 1, 10 >> 3, cal.delta / (4 * j))), rel_tol=1e-15)

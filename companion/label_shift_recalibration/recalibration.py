@@ -25,9 +25,10 @@ from __future__ import annotations
 from typing import Callable, NamedTuple
 
 import numpy as np
-from scipy.special import expit, logit
+from scipy.special import logit
 
 from .._checks import as_labels, as_probabilities, check_int, check_same_length
+from .._numerics import _expit
 from ..calibration_sharpness import UniformMassBinning
 
 __all__ = [
@@ -48,8 +49,8 @@ def prior_correction(z, source_prior, target_prior) -> np.ndarray:
     with :math:`\log(w_1/w_0) = \log q_1 + \log p_0 - \log q_0 - \log p_1`
     summed from the four logarithms, so priors down to the smallest
     subnormal float (``5e-324``, where the products :math:`q_0 p_1` underflow
-    to 0) give the correct value; exact at ``z = 0`` (gives 0) and ``z = 1``
-    (gives 1).
+    to 0) give the correct value, a subnormal result included; exact at
+    ``z = 0`` (gives 0) and ``z = 1`` (gives 1).
 
     Parameters
     ----------
@@ -69,7 +70,7 @@ def prior_correction(z, source_prior, target_prior) -> np.ndarray:
     q1 = as_probabilities(target_prior, "target_prior", ndim=np.ndim(target_prior), open_interval=True)
     log_ratio = np.log(q1) + np.log1p(-p1) - np.log1p(-q1) - np.log(p1)
     with np.errstate(divide="ignore"):  # logit(0) = -inf and logit(1) = inf map to 0 and 1
-        return expit(logit(z) + log_ratio)
+        return _expit(logit(z) + log_ratio)
 
 
 def cube_root_bins(n: int) -> int:

@@ -47,6 +47,17 @@ def _pool_count(omega_m: float) -> int:
     return -exponent + (2 if mantissa == 0.5 else 1)
 
 
+def _event_count(omega_m: float) -> int:
+    """Lemma 8's event count floor(1/omega_m), read in floats as the threshold's decimal intent (0.1 gives 10).
+
+    Where ``1.0 / omega_m`` overflows (a subnormal threshold) the floor of the
+    exact reciprocal of the float, which is then far beyond any usable count.
+    """
+    with np.errstate(over="ignore"):
+        reciprocal = float(np.divide(1.0, omega_m))
+    return int(reciprocal) if math.isfinite(reciprocal) else int(1 / fractions.Fraction(omega_m))
+
+
 #: ``threshold="auto"`` uses omega = omega_m = AUTO_THRESHOLD_SCALE standard deviations of an estimated group error.
 AUTO_THRESHOLD_SCALE = 2.0
 
@@ -104,7 +115,7 @@ def plan_pools(cal, n: int, k: int):
                     f"probs must hold at least {budget['total']} samples for epsilon = {cal.epsilon}, "
                     f"p = {cal.p}, delta = {cal.delta}, lam = {cal.lam} (Theorem 6), got {n}"
                 )
-        n_events = int(1 / fractions.Fraction(omega_m))  # floor(1/omega_m) exactly: no overflow at a subnormal threshold
+        n_events = _event_count(omega_m)
         if cal.noise is True and n_events > MAX_INT:
             name = "mass_threshold" if cal.mass_threshold is not None else ("epsilon" if cal.epsilon is not None else "threshold")
             raise ValueError(

@@ -70,9 +70,6 @@ __all__ = [
 #: Smallest target prior of the AUC-matching methods: the smallest normal float (see the module docstring).
 MIN_AUC_PRIOR = float(np.finfo(float).tiny)
 
-#: Largest ``a * max|x|`` at which the intercept of F(a x + b) is resolved in floats (the ulp of b stays below 1).
-_DIRECT_SLOPE_LIMIT = 2.0**52
-
 
 def _check_auc_prior(q: float, name: str) -> float:
     """``q`` if it is at least :data:`MIN_AUC_PRIOR`; else a ValueError naming ``name`` and the rule."""
@@ -87,23 +84,31 @@ def _check_auc_prior(q: float, name: str) -> float:
 def _intercept(x, f, q, a, link, *, xtol, max_iter) -> tuple[float, np.ndarray]:
     """The b solving E_Q[F(a x + b)] = q (increasing in b), and the posteriors F(a x + b).
 
-    When ``a * max|x|`` exceeds :data:`_DIRECT_SLOPE_LIMIT` the float b cannot
-    place a x + b to within 1 of 0; the map is then written
-    F(a (x - x_k) + c) around the score x_k at which the target mass above
-    reaches q (the step of the limit a -> inf), solved for c, and b = c - a x_k.
+    The map is written F(a (x - x_k) + c) around the score x_k at which the
+    target mass above reaches q (the step of the limit a -> inf), solved for c,
+    and b = c - a x_k: the offsets a (x - x_k) carry a relative rounding error
+    only, so the mean equation is met at every slope (a x + b would lose the
+    ulp of a x).  The search starts at whichever guess has the smaller residual:
+    the linearisation c = F^{-1}(q) - E_Q[a (x - x_k)] (exact as a -> 0) or
+    the step's c = F^{-1}((q - mass above x_k) / mass at x_k) (exact as a -> inf).
     """
     F, F_inv = _LINKS[link]
     what = f"the target-mean equation for b (a = {a:.6g})"
-    if a * float(np.max(np.abs(x))) <= _DIRECT_SLOPE_LIMIT:
-        b0 = float(F_inv(q)) - a * float(f @ x)
-        b = _solve_increasing(lambda b: float(f @ F(a * x + b)) - q, b0 - 1.0, b0 + 1.0, what=what,
-                              xtol=xtol, max_iter=max_iter)
-        return b, F(a * x + b)
     order = np.argsort(-x, kind="stable")
     k = order[min(int(np.searchsorted(np.cumsum(f[order]), q)), x.size - 1)]
-    with np.errstate(over="ignore"):
+    at = x == x[k]
+    with np.errstate(over="ignore", invalid="ignore"):
         dx = a * (x - x[k])
-    c = _solve_increasing(lambda c: float(f @ F(dx + c)) - q, -1.0, 1.0, what=what, xtol=xtol, max_iter=max_iter)
+        linear = float(F_inv(q)) - float(f @ dx)
+    step_share = (q - float(f[x > x[k]].sum())) / float(f[at].sum())  # in (0, 1] up to rounding
+    step = float(F_inv(min(max(step_share, MIN_AUC_PRIOR), 1.0 - 2.0**-53)))  # a start only: kept finite
+
+    def excess(c: float) -> float:
+        return float(f @ F(dx + c)) - q
+
+    guesses = [c for c in (linear, step) if np.isfinite(c)]
+    c0 = min(guesses, key=lambda c: abs(excess(c)))
+    c = _solve_increasing(excess, c0 - 1.0, c0 + 1.0, what=what, xtol=xtol, max_iter=max_iter)
     return c - a * float(x[k]), F(dx + c)
 
 
@@ -240,9 +245,9 @@ def cspd_auc_profile(
     r"""Implied target AUC of :math:`F(a F^{-1}(\eta_P) + b(a))` for each slope ``a``, ``b(a)`` fixing the mean.
 
     Shows which AUCs the system (8c) can reach: one with no slope reaching
-    it has no solution.  Any positive slope is accepted: beyond
-    ``a max|x| = 2**52`` the intercept is solved around the step of the
-    limiting map (see ``_intercept``), so a huge slope gives the AUC of that step.
+    it has no solution.  Any positive slope is accepted: the intercept is
+    solved around the step of the limiting map (see ``_intercept``), so the
+    profile rises to the AUC of that step.
     """
     eta, f = _posteriors_and_masses(posteriors, target_masses)
     q = _check_auc_prior(check_open_unit(target_prior, "target_prior"), "target_prior")

@@ -36,6 +36,7 @@ from .._checks import (
     check_same_length,
     check_tolerance,
 )
+from .._numerics import _expit
 from ..label_shift_recalibration import prior_correction
 
 __all__ = ["InfeasibleSystemError", "Recalibrated", "capped_scaling", "label_shift", "fjs"]
@@ -207,10 +208,13 @@ def fjs(
     increases strictly in :math:`\varrho`, so the root is unique; Jensen's
     inequality confines it to
     :math:`[\frac{p}{(1-p)E_Q[\eta_P/(1-\eta_P)]},\ \frac{p}{1-p}E_Q[(1-\eta_P)/\eta_P]]`,
-    which is the bracket used (on the log scale).  Where a factor leaves the
+    which is the bracket used (on the log scale, widened by a relative
+    :math:`10^{-9}`: at a tiny ``target_prior`` the root lies within rounding
+    of the lower bound, the tilt being nearly linear in the odds).  Where a factor leaves the
     float range (a subnormal posterior or prior: :math:`1/\eta_P` or
     :math:`q/p` overflows), the bracket and the tilt are computed in logs,
-    :math:`\eta_Q = \operatorname{expit}(\operatorname{logit}\eta_P + \log\varrho + \log\frac{q(1-p)}{p(1-q)})`;
+    :math:`\eta_Q = \operatorname{expit}(\operatorname{logit}\eta_P + \log\varrho + \log\frac{q(1-p)}{p(1-q)})`
+    (subnormal posteriors kept);
     ``params["rho_bounds"]`` then holds ``inf`` for a bound beyond the largest float.
     """
     eta, f = _posteriors_and_masses(posteriors, target_masses)
@@ -234,7 +238,7 @@ def fjs(
         log_hi = log_prior_odds + float(logsumexp(-x[f > 0.0], b=f[f > 0.0]))
 
         def tilted(log_rho: float) -> np.ndarray:
-            return expit(x + (log_rho + log_shift))
+            return _expit(x + (log_rho + log_shift))
 
         with np.errstate(over="ignore"):
             bounds = (float(np.exp(log_lo)), float(np.exp(log_hi)))
@@ -242,7 +246,9 @@ def fjs(
     def excess(log_rho: float) -> float:
         return float(f @ tilted(log_rho)) - q
 
-    log_rho = _solve_increasing(excess, log_lo, log_hi, what="eq. (7b) for rho", xtol=xtol, max_iter=max_iter, expand=False)
+    margin = 1e-9 * (1.0 + max(abs(log_lo), abs(log_hi)))
+    log_rho = _solve_increasing(excess, log_lo - margin, log_hi + margin, what="eq. (7b) for rho", xtol=xtol,
+                                max_iter=max_iter, expand=False)
     rho = float(np.exp(log_rho))
     post = tilted(log_rho)
     _check_residual(float(f @ post), q, "eq. (7b) (target mean)")
