@@ -1,7 +1,8 @@
 """What a typesetter checks on every printed page, read from the PDF alone (pdfplumber for the glyphs,
 drawn boxes and tags; pypdf for the links and bookmarks): frames split across a page break, words and
 numbers broken inside table cells, the contents' page numbers, headings at the foot of a page, pages
-left half empty, the running head and the page number."""
+left half empty, the running head and the page number; and, from the printer's overflow report beside
+the PDF, formulas set much smaller to fit."""
 
 from __future__ import annotations
 
@@ -126,6 +127,13 @@ def read_pages(path, margin_mm: dict[str, float]) -> list[Page]:
             page.blocks += page.images
             pages.append(page)
     return pages
+
+
+def scaled_below(report: str, least: float = 0.7) -> list[str]:
+    """The rows of the printer's overflow report (``print_pdf.report_text``) of a formula set smaller, or a
+    table zoomed (its formulas with it), to less than ``least`` of its size."""
+    return [line.strip() for line in report.splitlines()
+            if (m := re.search(r"scaled x(\d+\.\d+)$", line)) and float(m.group(1)) < least]
 
 
 def _lines_in(page: Page, frame) -> int:

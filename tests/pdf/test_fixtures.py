@@ -24,7 +24,7 @@ PAGE = f"""<!doctype html><html><head><meta charset="utf-8"><title>fixture</titl
 <script>MathJax = {{}};</script><script defer src="mathjax/tex-chtml.js"></script></head><body>
 <section id="one"><h1>Chapter one</h1>
 <section id="first"><h2>First section with \\(k\\) classes</h2>
-<p>See <a href="#second">the second section</a> and <a href="https://www.python.org/">Python</a>.{{links}}</p>
+<p>See <a href="#second">the second section</a> and <a href="https://www.python.org/">Python</a>.{{links}}</p>{{tables}}
 <div class="math">\\[ {LONG_TEX} \\]</div>
 <pre>{LONG_CODE}</pre>
 <p>Expanding, <span class="math">\\( {LONG_TEX[:140]} \\)</span>, and \\(x + y\\) stays.</p></section>
@@ -33,11 +33,11 @@ PAGE = f"""<!doctype html><html><head><meta charset="utf-8"><title>fixture</titl
 CHAPTERS = [("Chapter one", ["First section with $k$ classes", "Second section"])]
 
 
-def fixture(tmp_path: Path, *, links: str = "", css: str = "") -> tuple[Path, Path]:
+def fixture(tmp_path: Path, *, links: str = "", css: str = "", tables: str = "") -> tuple[Path, Path]:
     (tmp_path / "mathjax").symlink_to(MATHJAX)
     shutil.copyfile(ROOT / "book" / "_static" / "print.css", tmp_path / "print.css")
     page = tmp_path / "page.html"
-    page.write_text(PAGE.replace("{links}", links).replace("{extra}", css))
+    page.write_text(PAGE.replace("{links}", links).replace("{extra}", css).replace("{tables}", tables))
     return page, tmp_path / "page.pdf"
 
 
@@ -69,6 +69,23 @@ def test_a_good_page_passes_every_check(tmp_path):
     assert summary["still_wide"] == [] and summary["failed_requests"] == []
     assert problems(pdf) == {"margin": [], "shrunk": [], "links": [], "outline": [], "untagged": []}
     assert pdfcheck.link_counts(PdfReader(pdf)) == {"internal": 1, "uri": 1}
+
+
+# A table a little wider than the column whose last heading is a formula (as Table 3.1 of the book).
+WIDE_TABLE = ("<table><thead><tr>" + "".join(f"<th>column {i}</th>" for i in range(8))
+              + "<th>\\((3/4)^{k-1}\\)</th></tr></thead><tbody><tr>"
+              + "".join(f"<td>{10**9 + i}</td>" for i in range(9)) + "</tr></tbody></table>")
+
+
+def test_a_formula_set_below_0_7_is_caught_and_a_wide_table_keeps_its_formula(tmp_path):
+    """The fixture's long formulas (display and inline) fit only far smaller (caught); the formula in the
+    last column of a table wider than the column is zoomed with its table, not set smaller on its own."""
+    page, pdf = fixture(tmp_path, tables=WIDE_TABLE, css="@media print { td, th { padding: 0 0.6em } }")
+    summary = print_pdf.print_document(tmp_path, page, pdf)
+    small = pagecheck.scaled_below(print_pdf.report_text(summary["scaled"], summary["still_wide"]))
+    assert [row.split(" |")[0] for row in small] == ["display math", "inline math"], small
+    assert [r["kind"] for r in summary["scaled"]] == ["table", "display math", "inline math"], summary["scaled"]
+    assert 0.7 <= summary["scaled"][0]["factor"] < 1, summary["scaled"]
 
 
 def test_a_formula_and_a_code_line_wider_than_the_column_are_caught(tmp_path):
@@ -189,7 +206,7 @@ def test_a_good_book_passes_every_typesetting_check(tmp_path):
 
 @pytest.mark.parametrize("check, css", [
     # the frame's first line stays at the foot of a page, the code goes over (an empty frame, almost)
-    ("frames", ".cell_input::before { content: 'In [1]:'; display: block } .cell_input > div { break-before: page !important }"),
+    ("frames", "pre.pdf-code::before { content: 'In [1]:'; display: block } .pdf-lines-first { break-before: page !important }"),
     # cells wrapped anywhere: "Propos / ition", "0.000 / 775"
     ("words", "table td { overflow-wrap: anywhere !important }"),
     # the heading left alone when the figure after it moves over
