@@ -40,7 +40,8 @@ from urllib.parse import unquote, urlsplit
 import yaml
 from browser import offline_browser, wait_for_mathjax
 from print_typeset import (UNPRINTED_NOTE, UNPRINTED_NOTE_ID, add_running_heads, destination_pages,
-                           frame_code_lines, keep_headings, leave_out, number_contents, unprinted_pages)
+                           frame_code_lines, keep_headings, keep_titles, leave_out, number_contents,
+                           unprinted_pages)
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The private origin the page is served from (answered by request routing, never resolved).
@@ -402,6 +403,7 @@ def print_document(root: Path, page_file: Path, output: Path, *, book: dict | No
         else:
             summary["still_wide"] = measure_wide(page)
         summary["code_boxes"] = frame_code_lines(page)
+        summary["kept_titles"] = keep_titles(page)
         summary["kept_headings"] = keep_headings(page, KEEP_TALLEST_PX)
         headings = page.evaluate(_HEADINGS_JS)
         summary["seconds_layout"] = time.perf_counter() - start

@@ -6,7 +6,8 @@
   box; the page number at the foot is in ``book/_static/print.css``).
 * A heading and a short block after it go into one unbreakable box (:func:`keep_headings`).
 * A code block or output splits over a page break only between its lines, with at least two lines on
-  each side, each part in its own frame (:func:`frame_code_lines`).
+  each side, each part in its own frame (:func:`frame_code_lines`); the title of a box (a proof, an
+  exercise, a note) never ends a page alone (:func:`keep_titles`).
 * The contents carry page numbers: read from a first print (:func:`destination_pages`), written in
   by :func:`number_contents`, then printed again.
 """
@@ -215,6 +216,25 @@ _CODE_LINES_JS = r"""
 }
 """
 
+# The title of a box (a proof, an exercise, a note) is unbreakable and holds, invisibly, room for the
+# box's first three lines (an empty block whose height a negative margin gives back, print.css): where
+# they do not fit, the title moves over with the box; the box has no top padding or border of its own,
+# so the break falls before it and leaves no frame behind.
+_TITLE_ROOM_JS = r"""
+(selector) => {
+  const titles = document.querySelectorAll(selector);
+  titles.forEach(title => {
+    const room = document.createElement('span');
+    room.className = 'pdf-room';
+    room.setAttribute('aria-hidden', 'true');
+    title.append(room);
+  });
+  return titles.length;
+}
+"""
+#: The titles of boxes that :func:`keep_titles` keeps with the first lines of their box.
+BOX_TITLES = ".bd-article .admonition > .admonition-title"
+
 # The contents: a page number after each entry, first a placeholder as wide as three digits (the
 # first print), then the page of the entry's destination read from that print.
 _CONTENTS_NUMBERS_JS = r"""
@@ -256,6 +276,11 @@ def frame_code_lines(page, edge: int = 2) -> dict:
     """Set every code block and output as a stack of lines that splits only with ``edge`` lines on each
     side (see ``_CODE_LINES_JS``); returns how many can split and how many move whole."""
     return page.evaluate(_CODE_LINES_JS, edge)
+
+
+def keep_titles(page) -> int:
+    """Give every box title of :data:`BOX_TITLES` room for three lines below it; returns their number."""
+    return page.evaluate(_TITLE_ROOM_JS, BOX_TITLES)
 
 
 def number_contents(page, pages: dict[str, int] | None) -> list[str]:

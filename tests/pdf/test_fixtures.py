@@ -140,7 +140,9 @@ div.cell > div.cell_input {{ border: 1px solid #ccc; border-left: medium solid #
   background: #f5f5f5; padding: 0 }}
 div.highlight, div[class*=highlight-] {{ break-inside: avoid; display: flex; flex-direction: column }}
 div.cell_input > div {{ margin: 0 !important }} .cell_input pre {{ margin: 0 }}
-.bd-main .bd-content table {{ break-inside: avoid }} nav ul li a.nav-link {{ display: block }} {{extra}}</style></head><body>
+.bd-main .bd-content table {{ break-inside: avoid }}
+div.admonition {{ background: #e5eefa; border-left: 2px solid #07f; padding: 0 0.8rem 0.6rem }}
+.admonition-title {{ background: #d0e0f5; margin: 0 -0.8rem; padding: 0.4rem 0.8rem }} nav ul li a.nav-link {{ display: block }} {{extra}}</style></head><body>
 <main class="bd-main"><div class="bd-content"><article class="bd-article">
 <div id="jb-print-toc"><div><h2>Contents</h2></div><nav><ul>
 <li class="toctree-l1"><a class="nav-link" href="#document-ch1">1. Chapter one</a></li>
@@ -155,7 +157,9 @@ div.cell_input > div {{ margin: 0 !important }} .cell_input pre {{ margin: 0 }}
 <section id="sec"><h3>A section near the foot</h3><figure><img alt="a grey square" src="{SQUARE}"></figure>
 <p>{"Text of the section on floor division and a Proposition. " * 30}</p></section>
 <table><thead><tr>{HEADS}</tr></thead><tbody><tr>{CELLS}</tr><tr>{CELLS}</tr></tbody></table></section>
-<span id="document-ch2"></span><section id="ch2"><h2 id="run-the-code">Chapter two</h2><p>{"Second chapter. " * 400}</p></section>
+<span id="document-ch2"></span><section id="ch2"><h2 id="run-the-code">Chapter two</h2><p>{"Second chapter. " * 400}</p><p>{{gap3}}</p>
+<div class="proof admonition"><p class="admonition-title">Definition 2.1 (A box)</p><section>
+<p>{"Body of the box. " * 120}</p></section></div></section>
 <span id="document-api"></span><section id="api"><span id="api-reference"></span><h2>Reference</h2>
 <p>Every name.</p><div class="toctree-wrapper"><span id="document-api/mod"></span><section id="mod">
 <h3>The module</h3><p id="mod-func">{"Reference text. " * 800}</p></section></div></section>
@@ -164,8 +168,8 @@ BOOK_DOCS = {"title": "Fixture book", "author": "A. Author", "edition": "1 Janua
              "parts": [("Chapters", "ch1"), ("Appendices", "api")], "chapters": ["ch1", "ch2", "api"],
              "unprinted": {"docs": ["api/mod"], "noteId": "api-reference", "note": "The module is online."}}
 #: Lines of text that put the code cell across the first page break (gap1), the section heading at the
-#: foot of a page (gap2).
-GAPS = {"gap1": 38, "gap2": 40}
+#: foot of a page (gap2), the title of chapter two's box at the foot of a page (gap3).
+GAPS = {"gap1": 38, "gap2": 40, "gap3": 54}
 
 
 def print_book(tmp_path: Path, *, css: str = "", unprinted: bool = True, **options):
@@ -207,6 +211,8 @@ def test_a_good_book_passes_every_typesetting_check(tmp_path):
 @pytest.mark.parametrize("check, css", [
     # the frame's first line stays at the foot of a page, the code goes over (an empty frame, almost)
     ("frames", "pre.pdf-code::before { content: 'In [1]:'; display: block } .pdf-lines-first { break-before: page !important }"),
+    # the box's title left alone at the foot of a page, its box going on over the page
+    ("frames", ".pdf-room { display: none }"),
     # cells wrapped anywhere: "Propos / ition", "0.000 / 775"
     ("words", "table td { overflow-wrap: anywhere !important }"),
     # the heading left alone when the figure after it moves over
