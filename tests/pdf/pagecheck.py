@@ -20,6 +20,9 @@ MM = 72 / 25.4
 FRAME_MIN_WIDTH = 150.0
 #: How close, in points, a box or line must come to the edge of the text area to touch it.
 EDGE = 3.0
+#: The margin above a block (1 em of body text, 10.5 pt): the block needed it on the page it left,
+#: and the page break truncates it on the next.
+BLOCK_MARGIN = 10.5
 logging.getLogger("pdfminer").setLevel(logging.ERROR)  # fonts without a bounding box: harmless for reading positions
 
 
@@ -245,7 +248,7 @@ def half_empty(pages: list[Page], openers: set[int], fraction: float = 0.5) -> l
     """Pages inside a chapter (the next page is none of ``openers``, the first pages of chapters and parts)
     with more than ``fraction`` of the text area empty at the foot: (page, empty fraction, whether the
     next page's first block, an image, frame or table starting in its first 80 points with the lines
-    set close under it (a caption), is taller than the room that was left)."""
+    set close under it (a caption), and the margin above it, is taller than the room that was left)."""
     out = []
     for page, following in zip(pages, pages[1:]):
         room = page.bottom - _filled(page)
@@ -257,7 +260,7 @@ def half_empty(pages: list[Page], openers: set[int], fraction: float = 0.5) -> l
         for t, b, _, _ in following.lines:  # the caption and lines set close under it belong to the block
             if firsts and end - 1 < t < end + 14:
                 end = max(end, b)
-        out.append((page.number, round(empty, 2), bool(firsts) and end - following.top > room))
+        out.append((page.number, round(empty, 2), bool(firsts) and end - following.top + BLOCK_MARGIN > room))
     return out
 
 
