@@ -96,7 +96,7 @@ def read_pages(path, margin_mm: dict[str, float]) -> list[Page]:
                         float(p.height) - margin_mm["bottom"] * MM)
             left, right = margin_mm["left"] * MM, float(p.width) - margin_mm["right"] * MM
             kinds = _tag_kinds(p.structure_tree)
-            body, cells, tables = [], {}, {}
+            body, cells, tables, cell_points = [], {}, {}, []
             for c in p.chars:
                 if c["bottom"] <= page.top + EDGE:
                     page.head += c["text"]
@@ -110,6 +110,7 @@ def read_pages(path, margin_mm: dict[str, float]) -> list[Page]:
                     if kind[0] == "TD":
                         cells.setdefault(kind[1], []).append(c)
                         tables.setdefault(kind[2], []).append(c)
+                        cell_points.append(((c["x0"] + c["x1"]) / 2, (c["top"] + c["bottom"]) / 2))
             page.head, page.foot = " ".join(page.head.split()), " ".join(page.foot.split())
             page.lines = _lines(body)
             page.cells = [[text for _, _, text, _ in _lines(chars)] for chars in cells.values()]
@@ -124,8 +125,10 @@ def read_pages(path, margin_mm: dict[str, float]) -> list[Page]:
                 white = isinstance(colour, (tuple, list)) and len(colour) in (1, 3) and min(colour) > 0.99
                 inside = box["x0"] >= left - 1 and box["x1"] <= right + 1
                 if box["x1"] - box["x0"] >= FRAME_MIN_WIDTH and bottom - top > 2 and inside and not white:
-                    page.frames.append((box["x0"], top, box["x1"], bottom))
                     page.blocks.append((top, bottom))
+                    # a shaded table row or head is no frame: rows are never cut, and the head repeats
+                    if not any(box["x0"] <= x <= box["x1"] and top <= y <= bottom for x, y in cell_points):
+                        page.frames.append((box["x0"], top, box["x1"], bottom))
             page.images = [(max(i["top"], page.top), min(i["bottom"], page.bottom)) for i in p.images]
             page.blocks += page.images
             pages.append(page)
