@@ -40,7 +40,8 @@ from urllib.parse import unquote, urlsplit
 import yaml
 from browser import offline_browser, wait_for_mathjax
 from print_typeset import (UNPRINTED_NOTE, UNPRINTED_NOTE_ID, add_running_heads, destination_pages,
-                           keep_headings, leave_out, number_contents, unprinted_pages)
+                           frame_code_lines, keep_headings, keep_titles, leave_out, number_contents,
+                           unprinted_pages)
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The private origin the page is served from (answered by request routing, never resolved).
@@ -190,7 +191,9 @@ _MEASURE_JS = r"""
     let block = el.parentElement;  // the box whose width the element must keep to: its nearest block
     while (block !== article && getComputedStyle(block).display.startsWith('inline')) block = block.parentElement;
     const own = content(block);
-    const left = Math.max(own[0], column[0]), right = Math.min(own[1], column[1]);
+    // inside a table cell the cell is the bound: a table wider than the column is zoomed as a whole
+    const inCell = el.tagName !== 'TABLE' && el.closest('td, th');
+    const left = inCell ? own[0] : Math.max(own[0], column[0]), right = inCell ? own[1] : Math.min(own[1], column[1]);
     const math = el.tagName === 'MJX-CONTAINER';
     const box = (math ? el.querySelector('mjx-math') : el).getBoundingClientRect();
     const div = math && el.closest('div.math'), eqno = div && div.querySelector('.eqno');
@@ -399,6 +402,8 @@ def print_document(root: Path, page_file: Path, output: Path, *, book: dict | No
             summary["scaled"], summary["still_wide"] = fit_to_column(page)
         else:
             summary["still_wide"] = measure_wide(page)
+        summary["code_boxes"] = frame_code_lines(page)
+        summary["kept_titles"] = keep_titles(page)
         summary["kept_headings"] = keep_headings(page, KEEP_TALLEST_PX)
         headings = page.evaluate(_HEADINGS_JS)
         summary["seconds_layout"] = time.perf_counter() - start

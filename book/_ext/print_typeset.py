@@ -5,6 +5,9 @@
 * Each chapter prints on pages of its own name, whose top margin carries its title (a CSS page-margin
   box; the page number at the foot is in ``book/_static/print.css``).
 * A heading and a short block after it go into one unbreakable box (:func:`keep_headings`).
+* A code block or output splits over a page break only between its lines, with at least two lines on
+  each side, each part in its own frame (:func:`frame_code_lines`); the title of a box (a proof, an
+  exercise, a note) never ends a page alone (:func:`keep_titles`).
 * The contents carry page numbers: read from a first print (:func:`destination_pages`), written in
   by :func:`number_contents`, then printed again.
 """
@@ -130,6 +133,108 @@ _KEEP_HEADINGS_JS = r"""
 }
 """
 
+# Chromium honours neither orphans nor widows in a <pre>, and breaks a framed box between its top edge
+# and its first line: every <pre> becomes a stack of lines (``span.pdf-line``, each a block) whose first
+# and last ``edge`` lines (blank lines aside) form unbreakable groups, a box of fewer lines one group.
+# The frame is drawn by the <pre> alone, as inset shadows with no block-start or block-end border or
+# padding (the padding goes into the edge groups), so a break can fall only between two lines of the
+# middle or before the whole box; the borders and backgrounds of its wrappers (a cell's input box, the
+# highlighting divs) move onto it.
+_CODE_LINES_JS = r"""
+(edge) => {
+  const WRAPPERS = 'div.cell_input, div[class*="highlight"], div.literal-block-wrapper, div.output';
+  let split = 0, whole = 0;
+  const px = (v) => parseFloat(v) || 0;
+  for (const pre of document.querySelectorAll('.bd-article pre')) {
+    if (!pre.getClientRects().length || pre.closest('table')) continue;
+    const lines = [[]];
+    const walk = (node, chain) => {
+      for (const child of Array.from(node.childNodes)) {
+        if (child.nodeType === Node.TEXT_NODE) {
+          child.textContent.split('\n').forEach((piece, i) => {
+            if (i) lines.push([]);
+            if (piece) lines[lines.length - 1].push([chain, piece]);
+          });
+        } else if (child.tagName === 'BR') lines.push([]);
+        else if (child.nodeType === Node.ELEMENT_NODE) walk(child, chain.concat([child]));
+      }
+    };
+    walk(pre, []);
+    if (lines.length > 1 && !lines[lines.length - 1].length) lines.pop();  // the newline that ends the text
+    const cloned = new Set();
+    const blocks = lines.map(pieces => {
+      const line = document.createElement('span');
+      line.className = 'pdf-line';
+      for (const [chain, text] of pieces) {
+        let node = document.createTextNode(text);
+        for (const el of chain.slice().reverse()) {
+          const copy = el.cloneNode(false);
+          if (cloned.has(el)) copy.removeAttribute('id');
+          cloned.add(el);
+          copy.append(node);
+          node = copy;
+        }
+        line.append(node);
+      }
+      if (!pieces.some(([, text]) => text.trim())) line.classList.add('pdf-blank');
+      if (!pieces.length) line.append(document.createElement('br'));
+      return line;
+    });
+    const filled = blocks.map(b => !b.classList.contains('pdf-blank'));
+    let head = 0, tail = blocks.length;
+    for (let seen = 0; head < blocks.length && seen < edge; head++) seen += filled[head];
+    for (let seen = 0; tail > 0 && seen < edge; ) seen += filled[--tail];
+    // the frame: the <pre>'s own border and its wrappers' borders as inset shadows (inner first, on top)
+    const shadows = [];
+    for (let el = pre; el; el = el.parentElement.matches(WRAPPERS) ? el.parentElement : null) {
+      const s = getComputedStyle(el);
+      for (const [side, x, y] of [['Left', 1, 0], ['Right', -1, 0], ['Top', 0, 1], ['Bottom', 0, -1]]) {
+        const w = px(s['border' + side + 'Width']);
+        if (w && s['border' + side + 'Style'] !== 'none') shadows.push(`inset ${x * w}px ${y * w}px 0 ${s['border' + side + 'Color']}`);
+      }
+      if (el !== pre) el.classList.add('pdf-unframed');
+    }
+    const s = getComputedStyle(pre);
+    const top = px(s.paddingTop) + px(s.borderTopWidth), bottom = px(s.paddingBottom) + px(s.borderBottomWidth);
+    const group = (items, cls) => {
+      const g = document.createElement('span');
+      g.className = 'pdf-lines ' + cls;
+      g.append(...items);
+      return g;
+    };
+    let parts;
+    if (head >= tail) { parts = [group(blocks, 'pdf-lines-first pdf-lines-last')]; whole++; }
+    else { parts = [group(blocks.slice(0, head), 'pdf-lines-first'), ...blocks.slice(head, tail),
+                    group(blocks.slice(tail), 'pdf-lines-last')]; split++; }
+    parts[0].style.paddingTop = top + 'px';
+    parts[parts.length - 1].style.paddingBottom = bottom + 'px';
+    pre.replaceChildren(...parts);
+    pre.classList.add('pdf-code');
+    pre.style.setProperty('box-shadow', shadows.join(', ') || 'none', 'important');
+  }
+  return {split: split, whole: whole};
+}
+"""
+
+# The title of a box (a proof, an exercise, a note) is unbreakable and holds, invisibly, room for the
+# box's first three lines (an empty block whose height a negative margin gives back, print.css): where
+# they do not fit, the title moves over with the box; the box has no top padding or border of its own,
+# so the break falls before it and leaves no frame behind.
+_TITLE_ROOM_JS = r"""
+(selector) => {
+  const titles = document.querySelectorAll(selector);
+  titles.forEach(title => {
+    const room = document.createElement('span');
+    room.className = 'pdf-room';
+    room.setAttribute('aria-hidden', 'true');
+    title.append(room);
+  });
+  return titles.length;
+}
+"""
+#: The titles of boxes that :func:`keep_titles` keeps with the first lines of their box.
+BOX_TITLES = ".bd-article .admonition > .admonition-title"
+
 # The contents: a page number after each entry, first a placeholder as wide as three digits (the
 # first print), then the page of the entry's destination read from that print.
 _CONTENTS_NUMBERS_JS = r"""
@@ -165,6 +270,17 @@ def add_running_heads(page) -> int:
 def keep_headings(page, tallest_px: float) -> int:
     """Group each heading with the block after it if that block is at most ``tallest_px`` high."""
     return page.evaluate(_KEEP_HEADINGS_JS, tallest_px)
+
+
+def frame_code_lines(page, edge: int = 2) -> dict:
+    """Set every code block and output as a stack of lines that splits only with ``edge`` lines on each
+    side (see ``_CODE_LINES_JS``); returns how many can split and how many move whole."""
+    return page.evaluate(_CODE_LINES_JS, edge)
+
+
+def keep_titles(page) -> int:
+    """Give every box title of :data:`BOX_TITLES` room for three lines below it; returns their number."""
+    return page.evaluate(_TITLE_ROOM_JS, BOX_TITLES)
 
 
 def number_contents(page, pages: dict[str, int] | None) -> list[str]:

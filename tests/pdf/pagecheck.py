@@ -1,7 +1,8 @@
 """What a typesetter checks on every printed page, read from the PDF alone (pdfplumber for the glyphs,
 drawn boxes and tags; pypdf for the links and bookmarks): frames split across a page break, words and
 numbers broken inside table cells, the contents' page numbers, headings at the foot of a page, pages
-left half empty, the running head and the page number."""
+left half empty, the running head and the page number; and, from the printer's overflow report beside
+the PDF, formulas set much smaller to fit."""
 
 from __future__ import annotations
 
@@ -19,6 +20,9 @@ MM = 72 / 25.4
 FRAME_MIN_WIDTH = 150.0
 #: How close, in points, a box or line must come to the edge of the text area to touch it.
 EDGE = 3.0
+#: The margin above a block (1 em of body text, 10.5 pt): the block needed it on the page it left,
+#: and the page break truncates it on the next.
+BLOCK_MARGIN = 10.5
 logging.getLogger("pdfminer").setLevel(logging.ERROR)  # fonts without a bounding box: harmless for reading positions
 
 
@@ -92,7 +96,7 @@ def read_pages(path, margin_mm: dict[str, float]) -> list[Page]:
                         float(p.height) - margin_mm["bottom"] * MM)
             left, right = margin_mm["left"] * MM, float(p.width) - margin_mm["right"] * MM
             kinds = _tag_kinds(p.structure_tree)
-            body, cells, tables = [], {}, {}
+            body, cells, tables, cell_points = [], {}, {}, []
             for c in p.chars:
                 if c["bottom"] <= page.top + EDGE:
                     page.head += c["text"]
@@ -106,6 +110,7 @@ def read_pages(path, margin_mm: dict[str, float]) -> list[Page]:
                     if kind[0] == "TD":
                         cells.setdefault(kind[1], []).append(c)
                         tables.setdefault(kind[2], []).append(c)
+                        cell_points.append(((c["x0"] + c["x1"]) / 2, (c["top"] + c["bottom"]) / 2))
             page.head, page.foot = " ".join(page.head.split()), " ".join(page.foot.split())
             page.lines = _lines(body)
             page.cells = [[text for _, _, text, _ in _lines(chars)] for chars in cells.values()]
@@ -120,12 +125,21 @@ def read_pages(path, margin_mm: dict[str, float]) -> list[Page]:
                 white = isinstance(colour, (tuple, list)) and len(colour) in (1, 3) and min(colour) > 0.99
                 inside = box["x0"] >= left - 1 and box["x1"] <= right + 1
                 if box["x1"] - box["x0"] >= FRAME_MIN_WIDTH and bottom - top > 2 and inside and not white:
-                    page.frames.append((box["x0"], top, box["x1"], bottom))
                     page.blocks.append((top, bottom))
+                    # a shaded table row or head is no frame: rows are never cut, and the head repeats
+                    if not any(box["x0"] <= x <= box["x1"] and top <= y <= bottom for x, y in cell_points):
+                        page.frames.append((box["x0"], top, box["x1"], bottom))
             page.images = [(max(i["top"], page.top), min(i["bottom"], page.bottom)) for i in p.images]
             page.blocks += page.images
             pages.append(page)
     return pages
+
+
+def scaled_below(report: str, least: float = 0.7) -> list[str]:
+    """The rows of the printer's overflow report (``print_pdf.report_text``) of a formula set smaller, or a
+    table zoomed (its formulas with it), to less than ``least`` of its size."""
+    return [line.strip() for line in report.splitlines()
+            if (m := re.search(r"scaled x(\d+\.\d+)$", line)) and float(m.group(1)) < least]
 
 
 def _lines_in(page: Page, frame) -> int:
@@ -237,7 +251,7 @@ def half_empty(pages: list[Page], openers: set[int], fraction: float = 0.5) -> l
     """Pages inside a chapter (the next page is none of ``openers``, the first pages of chapters and parts)
     with more than ``fraction`` of the text area empty at the foot: (page, empty fraction, whether the
     next page's first block, an image, frame or table starting in its first 80 points with the lines
-    set close under it (a caption), is taller than the room that was left)."""
+    set close under it (a caption), and the margin above it, is taller than the room that was left)."""
     out = []
     for page, following in zip(pages, pages[1:]):
         room = page.bottom - _filled(page)
@@ -249,7 +263,7 @@ def half_empty(pages: list[Page], openers: set[int], fraction: float = 0.5) -> l
         for t, b, _, _ in following.lines:  # the caption and lines set close under it belong to the block
             if firsts and end - 1 < t < end + 14:
                 end = max(end, b)
-        out.append((page.number, round(empty, 2), bool(firsts) and end - following.top > room))
+        out.append((page.number, round(empty, 2), bool(firsts) and end - following.top + BLOCK_MARGIN > room))
     return out
 
 

@@ -24,7 +24,7 @@ PAGE = f"""<!doctype html><html><head><meta charset="utf-8"><title>fixture</titl
 <script>MathJax = {{}};</script><script defer src="mathjax/tex-chtml.js"></script></head><body>
 <section id="one"><h1>Chapter one</h1>
 <section id="first"><h2>First section with \\(k\\) classes</h2>
-<p>See <a href="#second">the second section</a> and <a href="https://www.python.org/">Python</a>.{{links}}</p>
+<p>See <a href="#second">the second section</a> and <a href="https://www.python.org/">Python</a>.{{links}}</p>{{tables}}
 <div class="math">\\[ {LONG_TEX} \\]</div>
 <pre>{LONG_CODE}</pre>
 <p>Expanding, <span class="math">\\( {LONG_TEX[:140]} \\)</span>, and \\(x + y\\) stays.</p></section>
@@ -33,11 +33,11 @@ PAGE = f"""<!doctype html><html><head><meta charset="utf-8"><title>fixture</titl
 CHAPTERS = [("Chapter one", ["First section with $k$ classes", "Second section"])]
 
 
-def fixture(tmp_path: Path, *, links: str = "", css: str = "") -> tuple[Path, Path]:
+def fixture(tmp_path: Path, *, links: str = "", css: str = "", tables: str = "") -> tuple[Path, Path]:
     (tmp_path / "mathjax").symlink_to(MATHJAX)
     shutil.copyfile(ROOT / "book" / "_static" / "print.css", tmp_path / "print.css")
     page = tmp_path / "page.html"
-    page.write_text(PAGE.replace("{links}", links).replace("{extra}", css))
+    page.write_text(PAGE.replace("{links}", links).replace("{extra}", css).replace("{tables}", tables))
     return page, tmp_path / "page.pdf"
 
 
@@ -69,6 +69,23 @@ def test_a_good_page_passes_every_check(tmp_path):
     assert summary["still_wide"] == [] and summary["failed_requests"] == []
     assert problems(pdf) == {"margin": [], "shrunk": [], "links": [], "outline": [], "untagged": []}
     assert pdfcheck.link_counts(PdfReader(pdf)) == {"internal": 1, "uri": 1}
+
+
+# A table a little wider than the column whose last heading is a formula (as Table 3.1 of the book).
+WIDE_TABLE = ("<table><thead><tr>" + "".join(f"<th>column {i}</th>" for i in range(8))
+              + "<th>\\((3/4)^{k-1}\\)</th></tr></thead><tbody><tr>"
+              + "".join(f"<td>{10**9 + i}</td>" for i in range(9)) + "</tr></tbody></table>")
+
+
+def test_a_formula_set_below_0_7_is_caught_and_a_wide_table_keeps_its_formula(tmp_path):
+    """The fixture's long formulas (display and inline) fit only far smaller (caught); the formula in the
+    last column of a table wider than the column is zoomed with its table, not set smaller on its own."""
+    page, pdf = fixture(tmp_path, tables=WIDE_TABLE, css="@media print { td, th { padding: 0 0.6em } }")
+    summary = print_pdf.print_document(tmp_path, page, pdf)
+    small = pagecheck.scaled_below(print_pdf.report_text(summary["scaled"], summary["still_wide"]))
+    assert [row.split(" |")[0] for row in small] == ["display math", "inline math"], small
+    assert [r["kind"] for r in summary["scaled"]] == ["table", "display math", "inline math"], summary["scaled"]
+    assert 0.7 <= summary["scaled"][0]["factor"] < 1, summary["scaled"]
 
 
 def test_a_formula_and_a_code_line_wider_than_the_column_are_caught(tmp_path):
@@ -123,7 +140,9 @@ div.cell > div.cell_input {{ border: 1px solid #ccc; border-left: medium solid #
   background: #f5f5f5; padding: 0 }}
 div.highlight, div[class*=highlight-] {{ break-inside: avoid; display: flex; flex-direction: column }}
 div.cell_input > div {{ margin: 0 !important }} .cell_input pre {{ margin: 0 }}
-.bd-main .bd-content table {{ break-inside: avoid }} nav ul li a.nav-link {{ display: block }} {{extra}}</style></head><body>
+.bd-main .bd-content table {{ break-inside: avoid }}
+div.admonition {{ background: #e5eefa; border-left: 2px solid #07f; padding: 0 0.8rem 0.6rem }}
+.admonition-title {{ background: #d0e0f5; margin: 0 -0.8rem; padding: 0.4rem 0.8rem }} nav ul li a.nav-link {{ display: block }} {{extra}}</style></head><body>
 <main class="bd-main"><div class="bd-content"><article class="bd-article">
 <div id="jb-print-toc"><div><h2>Contents</h2></div><nav><ul>
 <li class="toctree-l1"><a class="nav-link" href="#document-ch1">1. Chapter one</a></li>
@@ -138,7 +157,9 @@ div.cell_input > div {{ margin: 0 !important }} .cell_input pre {{ margin: 0 }}
 <section id="sec"><h3>A section near the foot</h3><figure><img alt="a grey square" src="{SQUARE}"></figure>
 <p>{"Text of the section on floor division and a Proposition. " * 30}</p></section>
 <table><thead><tr>{HEADS}</tr></thead><tbody><tr>{CELLS}</tr><tr>{CELLS}</tr></tbody></table></section>
-<span id="document-ch2"></span><section id="ch2"><h2 id="run-the-code">Chapter two</h2><p>{"Second chapter. " * 400}</p></section>
+<span id="document-ch2"></span><section id="ch2"><h2 id="run-the-code">Chapter two</h2><p>{"Second chapter. " * 400}</p><p>{{gap3}}</p>
+<div class="proof admonition"><p class="admonition-title">Definition 2.1 (A box)</p><section>
+<p>{"Body of the box. " * 120}</p></section></div></section>
 <span id="document-api"></span><section id="api"><span id="api-reference"></span><h2>Reference</h2>
 <p>Every name.</p><div class="toctree-wrapper"><span id="document-api/mod"></span><section id="mod">
 <h3>The module</h3><p id="mod-func">{"Reference text. " * 800}</p></section></div></section>
@@ -147,8 +168,8 @@ BOOK_DOCS = {"title": "Fixture book", "author": "A. Author", "edition": "1 Janua
              "parts": [("Chapters", "ch1"), ("Appendices", "api")], "chapters": ["ch1", "ch2", "api"],
              "unprinted": {"docs": ["api/mod"], "noteId": "api-reference", "note": "The module is online."}}
 #: Lines of text that put the code cell across the first page break (gap1), the section heading at the
-#: foot of a page (gap2).
-GAPS = {"gap1": 38, "gap2": 40}
+#: foot of a page (gap2), the title of chapter two's box at the foot of a page (gap3).
+GAPS = {"gap1": 38, "gap2": 40, "gap3": 54}
 
 
 def print_book(tmp_path: Path, *, css: str = "", unprinted: bool = True, **options):
@@ -189,7 +210,9 @@ def test_a_good_book_passes_every_typesetting_check(tmp_path):
 
 @pytest.mark.parametrize("check, css", [
     # the frame's first line stays at the foot of a page, the code goes over (an empty frame, almost)
-    ("frames", ".cell_input::before { content: 'In [1]:'; display: block } .cell_input > div { break-before: page !important }"),
+    ("frames", "pre.pdf-code::before { content: 'In [1]:'; display: block } .pdf-lines-first { break-before: page !important }"),
+    # the box's title left alone at the foot of a page, its box going on over the page
+    ("frames", ".admonition-title > .pdf-room { display: none !important }"),
     # cells wrapped anywhere: "Propos / ition", "0.000 / 775"
     ("words", "table td { overflow-wrap: anywhere !important }"),
     # the heading left alone when the figure after it moves over

@@ -190,11 +190,14 @@ def test_the_student_pdf_holds_no_solution():
 # 5d65c01 (569 pages) before the print was set for paper are in the docstrings.
 
 
-@pytest.mark.xfail(strict=True, reason="known: 26 pages of the printed book still end in a frame with 0 or 1 line "
-                   "(a code box whose first two lines do not fit leaves its top edge; a proof box its title)")
-def test_no_frame_is_split_leaving_fewer_than_two_lines(pdf, pages):
+def test_no_frame_is_split_leaving_fewer_than_two_lines(pdf, pages, edition, request):
     """A code or output box split over a page break keeps two lines on each side (before: 63 pages
-    ended in a frame with fewer than two lines, 62 of them empty)."""
+    ended in a frame with fewer than two lines, 62 of them empty; then 18 in each edition, code boxes
+    split under their top edge or before their last line, proof boxes after their title)."""
+    if edition == "full":
+        request.node.add_marker(pytest.mark.xfail(strict=True, reason=(
+            "known: page 140 of the book ends in the title of a solution whose first block, a code cell, "
+            "needs more than the three lines of room its title holds")))
     faults = pagecheck.split_frames(pages)
     assert not faults, f"{len(faults)} frames cut with fewer than two lines on a side: (page, side, lines) {faults[:20]}"
 
@@ -229,6 +232,16 @@ def test_a_page_inside_a_chapter_is_half_empty_only_before_a_block_taller_than_t
     found = pagecheck.half_empty(pages, pagecheck.openers(reader, spans_of_chapters(reader)))
     assert len(found) <= 5, f"{len(found)} pages more than half empty inside chapters: {found}"
     assert all(taller for _, _, taller in found), f"half-empty pages before a block that would fit: {found}"
+
+
+def test_no_formula_is_printed_below_0_7_of_its_size(edition):
+    """No display formula set smaller, and no table zoomed, to less than 0.7 to fit the column, as the
+    printer's overflow report beside the PDF lists them (before: (3/4)^{k-1} in a ch03 table at 0.32)."""
+    report = PDFS[edition].parent / ("overflow_report.txt" if edition == "full" else f"overflow_report_{edition}.txt")
+    if not report.is_file():
+        pytest.fail(f"{report} does not exist: run `make pdf` and `make pdf-student` first")
+    small = pagecheck.scaled_below(report.read_text())
+    assert not small, f"{len(small)} boxes printed below 0.7 of their size: {small}"
 
 
 def test_the_api_reference_is_not_printed_and_the_pdf_says_where_it_is(pdf):
