@@ -472,3 +472,19 @@ def test_noisy_pool_scales_at_decimal_thresholds_follow_ten_events():
     assert cal.pools and j == 4  # group sizes 1, 2, 4, 8 up to 10 events
     assert math.isclose(scales[0][0], 8.0 / (sizes[1] * lemma8_accuracy(sizes[1], 1, 10, cal.delta / (4 * j))), rel_tol=1e-15)
     assert math.isclose(scales[3][0], 8.0 / (sizes[7] * lemma8_accuracy(sizes[7], 1, 10 >> 3, cal.delta / (4 * j))), rel_tol=1e-15)
+
+
+@pytest.mark.parametrize("gap", [1e-8, 1e-10, 1e-12, 1e-15])
+def test_fjs_at_a_target_prior_within_rounding_of_one_matches_the_mirrored_problem(gap):
+    """A final referee's case: q = 1 - 1e-10 was refused ("no solution"), the mean at the bracket's upper end
+    coming out 1.1e-16 short of q by rounding.  Swapping the classes (eta -> 1 - eta, p -> 1 - p, q -> 1 - q)
+    turns rho into 1/rho; the mirrored problem has a tiny prior and is solved on the other branch."""
+    from companion.target_prior import fjs
+
+    rng = np.random.default_rng(0)
+    eta, f = rng.uniform(0.2, 0.8, 50), np.full(50, 0.02)
+    direct = fjs(eta, f, 0.5, 1.0 - gap)
+    mirrored = fjs(1.0 - eta, f, 0.5, gap)
+    assert direct.params["rho"] * mirrored.params["rho"] == pytest.approx(1.0, rel=1e-9)
+    # posteriors within rounding of 1 hold their complement only to a few ulps of 1
+    np.testing.assert_allclose(direct.posteriors, 1.0 - mirrored.posteriors, rtol=0, atol=4 * np.finfo(float).eps)

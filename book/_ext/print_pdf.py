@@ -359,8 +359,11 @@ def retitle_outline(pdf: Path, headings: list[dict]) -> int:
     if len(items) != len(headings):
         raise RuntimeError(f"{len(items)} bookmarks in the PDF for {len(headings)} headings in the page")
     for item, heading in zip(items, headings):
-        # Chromium's title may repeat the heading's text (a heading next to a page break): compare a prefix.
-        printed, plain = _alnum(str(item["/Title"])), _alnum(heading["plain"])
+        # Chromium's title may repeat the heading's text, whole or word by word ("3.4. 3.4. The The ...", a
+        # heading next to a page break): compare a prefix with the title's repeated words dropped.
+        words = str(item["/Title"]).split()
+        printed = _alnum("".join(w for i, w in enumerate(words) if i == 0 or w != words[i - 1]))
+        plain = _alnum(heading["plain"])
         if plain[:12] not in printed:
             raise RuntimeError(f"bookmark {str(item['/Title'])!r} does not match heading {heading['title']!r}")
         item[NameObject("/Title")] = TextStringObject(heading["title"])

@@ -216,6 +216,8 @@ def fjs(
     :math:`\eta_Q = \operatorname{expit}(\operatorname{logit}\eta_P + \log\varrho + \log\frac{q(1-p)}{p(1-q)})`
     (subnormal posteriors kept);
     ``params["rho_bounds"]`` then holds ``inf`` for a bound beyond the largest float.
+    For ``target_prior`` above 1/2, eq. (7b) is solved as the other class's mean,
+    :math:`1 - q = E_Q[1 - \eta_Q]`, so that a prior within rounding of 1 keeps its digits.
     """
     eta, f = _posteriors_and_masses(posteriors, target_masses)
     p = check_open_unit(source_prior, "source_prior")
@@ -230,6 +232,9 @@ def fjs(
         def tilted(log_rho: float) -> np.ndarray:
             return _odds_tilt(eta, np.exp(log_rho) * shift)
 
+        def untilted(log_rho: float) -> np.ndarray:  # 1 - tilted, without the cancellation near 1
+            return (1.0 - eta) / (np.exp(log_rho) * shift * eta + (1.0 - eta))
+
         log_lo, log_hi, bounds = np.log(rho_lo), np.log(rho_hi), (rho_lo, rho_hi)
     else:  # in logs: a factor beyond the float range
         log_prior_odds, x = np.log(p) - np.log1p(-p), logit(eta)
@@ -240,11 +245,14 @@ def fjs(
         def tilted(log_rho: float) -> np.ndarray:
             return _expit(x + (log_rho + log_shift))
 
+        def untilted(log_rho: float) -> np.ndarray:
+            return _expit(-(x + (log_rho + log_shift)))
+
         with np.errstate(over="ignore"):
             bounds = (float(np.exp(log_lo)), float(np.exp(log_hi)))
 
-    def excess(log_rho: float) -> float:
-        return float(f @ tilted(log_rho)) - q
+    def excess(log_rho: float) -> float:  # above 1/2 the mean is read from the other class: q near 1 keeps its digits
+        return float(f @ tilted(log_rho)) - q if q <= 0.5 else (1.0 - q) - float(f @ untilted(log_rho))
 
     margin = 1e-9 * (1.0 + max(abs(log_lo), abs(log_hi)))
     log_rho = _solve_increasing(excess, log_lo - margin, log_hi + margin, what="eq. (7b) for rho", xtol=xtol,
