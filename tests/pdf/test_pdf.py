@@ -190,14 +190,11 @@ def test_the_student_pdf_holds_no_solution():
 # 5d65c01 (569 pages) before the print was set for paper are in the docstrings.
 
 
-def test_no_frame_is_split_leaving_fewer_than_two_lines(pdf, pages, edition, request):
+def test_no_frame_is_split_leaving_fewer_than_two_lines(pdf, pages):
     """A code or output box split over a page break keeps two lines on each side (before: 63 pages
     ended in a frame with fewer than two lines, 62 of them empty; then 18 in each edition, code boxes
-    split under their top edge or before their last line, proof boxes after their title)."""
-    if edition == "full":
-        request.node.add_marker(pytest.mark.xfail(strict=True, reason=(
-            "known: page 140 of the book ends in the title of a solution whose first block, a code cell, "
-            "needs more than the three lines of room its title holds")))
+    split under their top edge or before their last line, proof boxes after their title; then one, the
+    last item of a lemma alone at the top of a page)."""
     faults = pagecheck.split_frames(pages)
     assert not faults, f"{len(faults)} frames cut with fewer than two lines on a side: (page, side, lines) {faults[:20]}"
 
