@@ -488,3 +488,14 @@ def test_fjs_at_a_target_prior_within_rounding_of_one_matches_the_mirrored_probl
     assert direct.params["rho"] * mirrored.params["rho"] == pytest.approx(1.0, rel=1e-9)
     # posteriors within rounding of 1 hold their complement only to a few ulps of 1
     np.testing.assert_allclose(direct.posteriors, 1.0 - mirrored.posteriors, rtol=0, atol=4 * np.finfo(float).eps)
+
+
+@pytest.mark.parametrize("q", [0.5, float(np.nextafter(0.5, 1.0)), 0.6, 0.8])
+def test_fjs_above_one_half_solves_the_same_equation_as_below(q):
+    """A referee's case: masses that pass the input check but sum to 1 - 5e-11 were refused above q = 1/2 (the
+    other-class form solved f . eta_Q = q - (1 - sum f)).  Both branches must meet f . eta_Q = q to 1e-11."""
+    from companion.target_prior import fjs
+
+    f = np.array([0.3, 0.3, 0.4 - 5e-11])
+    post = fjs([0.2, 0.5, 0.8], f, 0.5, q).posteriors
+    assert abs(float(f @ post) - q) <= 1e-12

@@ -20,6 +20,8 @@ chapter "Recalibrating to a target prior without target labels"
 
 from __future__ import annotations
 
+import math
+
 from typing import Callable, NamedTuple
 
 import numpy as np
@@ -217,7 +219,8 @@ def fjs(
     (subnormal posteriors kept);
     ``params["rho_bounds"]`` then holds ``inf`` for a bound beyond the largest float.
     For ``target_prior`` above 1/2, eq. (7b) is solved as the other class's mean,
-    :math:`1 - q = E_Q[1 - \eta_Q]`, so that a prior within rounding of 1 keeps its digits.
+    :math:`\sum_j f_j - q = \sum_j f_j (1 - \eta_{Q,j})`, so that a prior within rounding of 1 keeps
+    its digits (the masses' sum, 1 within the tolerance of the input check, is kept as given).
     """
     eta, f = _posteriors_and_masses(posteriors, target_masses)
     p = check_open_unit(source_prior, "source_prior")
@@ -251,8 +254,10 @@ def fjs(
         with np.errstate(over="ignore"):
             bounds = (float(np.exp(log_lo)), float(np.exp(log_hi)))
 
+    total = math.fsum(f)  # 1 within the tolerance of as_masses; eq. (7b) is f . eta_Q = q as given
+
     def excess(log_rho: float) -> float:  # above 1/2 the mean is read from the other class: q near 1 keeps its digits
-        return float(f @ tilted(log_rho)) - q if q <= 0.5 else (1.0 - q) - float(f @ untilted(log_rho))
+        return float(f @ tilted(log_rho)) - q if q <= 0.5 else (total - q) - float(f @ untilted(log_rho))
 
     margin = 1e-9 * (1.0 + max(abs(log_lo), abs(log_hi)))
     log_rho = _solve_increasing(excess, log_lo - margin, log_hi + margin, what="eq. (7b) for rho", xtol=xtol,
