@@ -212,7 +212,8 @@ def test_a_good_book_passes_every_typesetting_check(tmp_path):
     # the frame's first line stays at the foot of a page, the code goes over (an empty frame, almost)
     ("frames", "pre.pdf-code::before { content: 'In [1]:'; display: block } .pdf-lines-first { break-before: page !important }"),
     # the box's title left alone at the foot of a page, its box going on over the page
-    ("frames", ".admonition-title > .pdf-room { display: none !important }"),
+    ("frames", ".admonition-title > .pdf-room { display: none !important }"
+               " div.admonition > section > p:last-child { break-before: auto !important }"),
     # cells wrapped anywhere: "Propos / ition", "0.000 / 775"
     ("words", "table td { overflow-wrap: anywhere !important }"),
     # the heading left alone when the figure after it moves over
