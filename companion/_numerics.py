@@ -80,7 +80,8 @@ def _softmax(logits: np.ndarray) -> np.ndarray:
     return e / np.sum(e, axis=-1, keepdims=True)
 
 
-#: Below this argument ``expit`` is subnormal or 0 (log of the smallest normal float, rounded down).
+#: Below this argument ``expit`` may be subnormal or 0: log of the smallest normal float is -708.4, and
+#: ``expit(-708.0)`` = 3.3e-308 is still normal.
 _EXPIT_NORMAL_FROM = -708.0
 
 #: Cells whose width times (1 + |midpoint|) is below this are integrated by the midpoint series (see _narrow_cell).

@@ -8,6 +8,7 @@ or the method's own bound checked against the float range.
 from __future__ import annotations
 
 import math
+import warnings
 
 import mpmath as mp
 import numpy as np
@@ -446,7 +447,8 @@ def test_normal_cell_masses_match_mpmath(a, width):
 # --- l_p: Lemma 8's event count reads the threshold by its decimal intent ---
 
 
-@pytest.mark.parametrize(("omega", "count"), [(0.1, 10), (0.2, 5), (0.01, 100), (0.3, 3), (0.125, 8), (2.0**-53, 2**53)])
+@pytest.mark.parametrize(("omega", "count"), [(0.1, 10), (0.2, 5), (0.01, 100), (0.3, 3), (0.125, 8), (2.0**-53, 2**53), (1e-5, 100000),
+                                              (1e-7, 10**7), (0.7, 1), (1 / 3, 3), (1 / 7, 7)])
 def test_lemma8_event_count_reads_the_decimal_threshold(omega, count):
     from companion.multiclass_lp.structure import _event_count
 
@@ -490,12 +492,33 @@ def test_fjs_at_a_target_prior_within_rounding_of_one_matches_the_mirrored_probl
     np.testing.assert_allclose(direct.posteriors, 1.0 - mirrored.posteriors, rtol=0, atol=4 * np.finfo(float).eps)
 
 
-@pytest.mark.parametrize("q", [0.5, float(np.nextafter(0.5, 1.0)), 0.6, 0.8])
-def test_fjs_above_one_half_solves_the_same_equation_as_below(q):
-    """A referee's case: masses that pass the input check but sum to 1 - 5e-11 were refused above q = 1/2 (the
-    other-class form solved f . eta_Q = q - (1 - sum f)).  Both branches must meet f . eta_Q = q to 1e-11."""
+@pytest.mark.parametrize("masses", [[0.3, 0.3, 0.4 - 5e-11], [0.1, 0.2, 0.7]])
+@pytest.mark.parametrize("q", [0.3, 0.5, float(np.nextafter(0.5, 1.0)), 0.6, 0.8, 1.0 - 1e-8, 1.0 - 1e-12, 1.0 - 1e-13])
+def test_fjs_reads_masses_off_by_rounding_as_a_distribution(q, masses):
+    """Referees' cases: masses that pass the input check but sum to 1 - 5e-11 were refused above q = 1/2, and
+    at q = 1 - 1e-8 no root of the literal f . eta_Q = q exists (f . eta_Q < sum f < q).  The masses are read
+    as the distribution f / sum f on both sides of 1/2: the answer is that of the normalised masses, which
+    mpmath solves at 50 digits, and the normalised mean meets q."""
     from companion.target_prior import fjs
 
-    f = np.array([0.3, 0.3, 0.4 - 5e-11])
-    post = fjs([0.2, 0.5, 0.8], f, 0.5, q).posteriors
-    assert abs(float(f @ post) - q) <= 1e-12
+    eta, f = np.array([0.2, 0.6, 0.9]), np.array(masses)  # 0.1 + 0.2 + 0.7 is 1 + 5.6e-17 in binary
+    fit = fjs(eta, f, 0.5, q)
+    with mp.workdps(50):
+        share = [mp.mpf(w) / mp.fsum(mp.mpf(v) for v in f) for w in f]
+    expected = _mp_fjs(eta, share, mp.mpf(q))
+    np.testing.assert_allclose(fit.posteriors, expected, rtol=4e-15, atol=0.0)
+    np.testing.assert_allclose(1.0 - fit.posteriors, 1.0 - expected, rtol=0.0, atol=np.finfo(float).eps)  # an ulp of 1
+    assert abs(float(f / f.sum() @ fit.posteriors) - q) <= 1e-15
+
+
+def test_fjs_keeps_log_rho_where_rho_leaves_the_float_range():
+    """A referee's case: a posterior of 1e-310 that must reach 0.8 needs the odds factor 4e310, rho = 4e310 / 21
+    (prior odds 3/7, target odds 9): beyond the largest float.  rho is inf without a warning, log rho is right."""
+    from companion.target_prior import fjs
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fit = fjs([1e-310, 0.5], [0.5, 0.5], 0.3, 0.9)
+    assert fit.params["rho"] == np.inf
+    assert math.isclose(fit.params["log_rho"], math.log(4.0) + 310 * math.log(10.0) - math.log(21.0), rel_tol=1e-12)
+    assert math.isclose(fit.posteriors[0], 0.8, rel_tol=1e-12) and 1.0 - fit.posteriors[1] < 1e-300

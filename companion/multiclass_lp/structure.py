@@ -48,14 +48,12 @@ def _pool_count(omega_m: float) -> int:
 
 
 def _event_count(omega_m: float) -> int:
-    """Lemma 8's event count floor(1/omega_m), read in floats as the threshold's decimal intent (0.1 gives 10).
-
-    Where ``1.0 / omega_m`` overflows (a subnormal threshold) the floor of the
-    exact reciprocal of the float, which is then far beyond any usable count.
-    """
-    with np.errstate(over="ignore"):
-        reciprocal = float(np.divide(1.0, omega_m))
-    return int(reciprocal) if math.isfinite(reciprocal) else int(1 / fractions.Fraction(omega_m))
+    """Lemma 8's event count floor(1/omega_m), where an exact reciprocal within rounding (relative 2**-52) of an
+    integer counts as that integer: a decimal threshold is read by its intent (0.1 gives 10, 1e-5 gives 100000,
+    though ``1.0 / 1e-5`` is 99999.99999999999), a power of two exactly (5e-324 gives 2**1074)."""
+    reciprocal = 1 / fractions.Fraction(omega_m)
+    nearest = round(reciprocal)
+    return nearest if abs(reciprocal - nearest) <= reciprocal * fractions.Fraction(1, 2**52) else math.floor(reciprocal)
 
 
 #: ``threshold="auto"`` uses omega = omega_m = AUTO_THRESHOLD_SCALE standard deviations of an estimated group error.

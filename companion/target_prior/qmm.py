@@ -45,6 +45,7 @@ from .recalibration import (
     _check_residual,
     _check_solver,
     _posteriors_and_masses,
+    _target_distribution,
     _solve_increasing,
 )
 
@@ -362,7 +363,7 @@ def _roc_fixed_point(f, q, c, *, iteration, tol, max_iter) -> _RocFixedPoint:
 
 def _roc_inputs(target_masses, target_prior, auc, iteration) -> tuple[np.ndarray, float, float]:
     """Checked target masses, prior and binormal parameter c = sqrt(2) Phi^-1(AUC), eq. (10c)."""
-    f = as_masses(target_masses, "target_masses")
+    f = _target_distribution(target_masses)
     q = check_open_unit(target_prior, "target_prior")
     auc = _check_auc(auc)
     check_option(iteration, "iteration", ROC_QMM_ITERATIONS)

@@ -69,9 +69,21 @@ class Recalibrated(NamedTuple):
 # ---------------------------------------------------------------------------
 
 
+def _target_distribution(target_masses) -> np.ndarray:
+    r"""The checked ``target_masses`` divided by their sum (1 within the tolerance of :func:`as_masses`).
+
+    :math:`E_Q` is an expectation under a distribution, so the target-mean
+    equations (4b), (7b), (8c) have a root for every ``target_prior`` in (0, 1);
+    read literally with masses summing to :math:`S = 1 - 5\cdot 10^{-11}`, a
+    prior above :math:`S` could never be met.
+    """
+    f = as_masses(target_masses, "target_masses")
+    return f / math.fsum(f)
+
+
 def _posteriors_and_masses(posteriors, target_masses) -> tuple[np.ndarray, np.ndarray]:
     eta = as_probabilities(posteriors, "posteriors", open_interval=True)
-    f = as_masses(target_masses, "target_masses")
+    f = _target_distribution(target_masses)
     check_same_length(posteriors=eta, target_masses=f)
     return eta, f
 
@@ -218,9 +230,14 @@ def fjs(
     :math:`\eta_Q = \operatorname{expit}(\operatorname{logit}\eta_P + \log\varrho + \log\frac{q(1-p)}{p(1-q)})`
     (subnormal posteriors kept);
     ``params["rho_bounds"]`` then holds ``inf`` for a bound beyond the largest float.
-    For ``target_prior`` above 1/2, eq. (7b) is solved as the other class's mean,
-    :math:`\sum_j f_j - q = \sum_j f_j (1 - \eta_{Q,j})`, so that a prior within rounding of 1 keeps
-    its digits (the masses' sum, 1 within the tolerance of the input check, is kept as given).
+    The masses are read as a distribution (divided by their sum, see
+    ``_target_distribution``), and for ``target_prior`` above 1/2 eq. (7b) is
+    solved as the other class's mean, :math:`1 - q = E_Q[1 - \eta_Q]`, so that
+    a prior within rounding of 1 keeps its digits (:math:`1 - q` is exact in
+    floats there).  ``params["log_rho"]`` holds :math:`\log\varrho`, which
+    stays finite where :math:`\varrho` itself is beyond the largest float
+    (``params["rho"]`` is then ``inf``; the posteriors are computed from
+    :math:`\log\varrho` and are right).
     """
     eta, f = _posteriors_and_masses(posteriors, target_masses)
     p = check_open_unit(source_prior, "source_prior")
@@ -231,7 +248,9 @@ def fjs(
         rho_lo = p / ((1.0 - p) * float(f @ odds))
         rho_hi = p / (1.0 - p) * float(f @ (1.0 / odds))
         shift = (q / p) / ((1.0 - q) / (1.0 - p))
-    if all(np.isfinite(v) and v > 0.0 for v in (rho_lo, rho_hi, shift)):  # the direct route
+    # the direct route while every factor, and the odds factor rho * shift across the bracket, is a normal float
+    # (a subnormal factor keeps only its top bits: 4e-9 relative at q = 1e-300 with a posterior of 1 - 2^-53)
+    if all(np.finfo(float).tiny <= v < np.inf for v in (rho_lo, rho_hi, shift, rho_lo * shift, rho_hi * shift)):
         def tilted(log_rho: float) -> np.ndarray:
             return _odds_tilt(eta, np.exp(log_rho) * shift)
 
@@ -254,15 +273,14 @@ def fjs(
         with np.errstate(over="ignore"):
             bounds = (float(np.exp(log_lo)), float(np.exp(log_hi)))
 
-    total = math.fsum(f)  # 1 within the tolerance of as_masses; eq. (7b) is f . eta_Q = q as given
-
     def excess(log_rho: float) -> float:  # above 1/2 the mean is read from the other class: q near 1 keeps its digits
-        return float(f @ tilted(log_rho)) - q if q <= 0.5 else (total - q) - float(f @ untilted(log_rho))
+        return float(f @ tilted(log_rho)) - q if q <= 0.5 else (1.0 - q) - float(f @ untilted(log_rho))
 
     margin = 1e-9 * (1.0 + max(abs(log_lo), abs(log_hi)))
     log_rho = _solve_increasing(excess, log_lo - margin, log_hi + margin, what="eq. (7b) for rho", xtol=xtol,
                                 max_iter=max_iter, expand=False)
-    rho = float(np.exp(log_rho))
+    with np.errstate(over="ignore"):
+        rho = float(np.exp(log_rho))
     post = tilted(log_rho)
     _check_residual(float(f @ post), q, "eq. (7b) (target mean)")
-    return Recalibrated(post, {"rho": rho, "rho_bounds": bounds})
+    return Recalibrated(post, {"rho": rho, "log_rho": float(log_rho), "rho_bounds": bounds})
