@@ -291,13 +291,13 @@ def _mp_intercept_posteriors(x, f, q, a):
 
 @pytest.mark.parametrize("log2_slope", [20, 38, 40, 41, 51, 52, 53, 60])
 def test_cspd_intercept_meets_the_mean_at_every_slope(log2_slope):
-    from scipy.special import logit
+    from scipy.special import expit, logit
 
     from companion.target_prior.qmm import _intercept
 
     x = logit(ETA_CLOSE)
     a = 2.0**log2_slope / float(np.max(np.abs(x)))
-    post = _intercept(x, MASSES_CLOSE, 0.4, a, "logistic", xtol=1e-15, max_iter=200)[1]
+    post = expit(_intercept(x, MASSES_CLOSE, 0.4, a, "logistic", xtol=1e-15, max_iter=200)[1])  # F(a x + b)
     assert abs(float(MASSES_CLOSE @ post) - 0.4) < 1e-12
     assert np.allclose(post, _mp_intercept_posteriors(x, MASSES_CLOSE, 0.4, a), rtol=0.0, atol=1e-12)
 
@@ -485,9 +485,10 @@ def test_fjs_at_a_target_prior_within_rounding_of_one_matches_the_mirrored_probl
 
     rng = np.random.default_rng(0)
     eta, f = rng.uniform(0.2, 0.8, 50), np.full(50, 0.02)
-    direct = fjs(eta, f, 0.5, 1.0 - gap)
-    mirrored = fjs(1.0 - eta, f, 0.5, gap)
-    assert direct.params["rho"] * mirrored.params["rho"] == pytest.approx(1.0, rel=1e-9)
+    q = 1.0 - gap
+    direct = fjs(eta, f, 0.5, q)
+    mirrored = fjs(1.0 - eta, f, 0.5, 1.0 - q)  # 1 - q is exact in floats (not gap: q is rounded)
+    assert direct.params["rho"] * mirrored.params["rho"] == pytest.approx(1.0, rel=1e-12)
     # posteriors within rounding of 1 hold their complement only to a few ulps of 1
     np.testing.assert_allclose(direct.posteriors, 1.0 - mirrored.posteriors, rtol=0, atol=4 * np.finfo(float).eps)
 
@@ -522,3 +523,22 @@ def test_fjs_keeps_log_rho_where_rho_leaves_the_float_range():
     assert fit.params["rho"] == np.inf
     assert math.isclose(fit.params["log_rho"], math.log(4.0) + 310 * math.log(10.0) - math.log(21.0), rel_tol=1e-12)
     assert math.isclose(fit.posteriors[0], 0.8, rel_tol=1e-12) and 1.0 - fit.posteriors[1] < 1e-300
+
+
+@pytest.mark.parametrize("method", ["platt", "logistic", "normal"])
+@pytest.mark.parametrize("gap", [1e-8, 1e-12])
+def test_qmm_at_a_target_prior_within_rounding_of_one_matches_the_mirrored_problem(method, gap):
+    """Platt scaling and CSPD at q = 1 - gap were refused (the implied AUC from posteriors within 1e-8 of 1 kept
+    8 digits) or lost the digits of 1 - q.  Swapping the classes (eta -> 1 - eta, q -> 1 - q) maps F(a x + b)
+    to F(a x' + b') with the same slope a and b' = -b (CSPD, x' = -x) or b' = -b - a (Platt, x' = 1 - x):
+    the mirrored problem has a tiny prior, whose digits floats keep."""
+    from companion.target_prior import cspd, platt
+
+    eta, f = np.array([0.2, 0.5, 0.8, 0.9]), np.array([0.3, 0.3, 0.2, 0.2 - 5e-11])
+    fit = (lambda e, q: platt(e, f, q, 0.6)) if method == "platt" else (lambda e, q: cspd(e, f, q, 0.6, method))
+    q = 1.0 - gap
+    direct, mirrored = fit(eta, q), fit(1.0 - eta, 1.0 - q)  # 1 - q is exact in floats (not gap: q is rounded)
+    assert direct.params["a"] == pytest.approx(mirrored.params["a"], rel=1e-12)
+    b_mirror = -mirrored.params["b"] - (mirrored.params["a"] if method == "platt" else 0.0)
+    assert direct.params["b"] == pytest.approx(b_mirror, rel=1e-12)
+    np.testing.assert_allclose(direct.posteriors, 1.0 - mirrored.posteriors, rtol=0.0, atol=np.finfo(float).eps)

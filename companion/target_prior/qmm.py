@@ -33,7 +33,7 @@ from .._checks import (
     check_same_length,
     check_tolerance,
 )
-from .auc import _auc_from_class_masses, _midpoint_cdf, implied_auc
+from .auc import _auc_from_class_masses, _midpoint_cdf
 from .recalibration import (
     InfeasibleSystemError,
     RESIDUAL_TOL,
@@ -83,7 +83,7 @@ def _check_auc_prior(q: float, name: str) -> float:
 
 
 def _intercept(x, f, q, a, link, *, xtol, max_iter) -> tuple[float, np.ndarray]:
-    """The b solving E_Q[F(a x + b)] = q (increasing in b), and the posteriors F(a x + b).
+    """The b solving E_Q[F(a x + b)] = q (increasing in b), and the arguments a x + b of F (posteriors F of them).
 
     The map is written F(a (x - x_k) + c) around the score x_k at which the
     target mass above reaches q (the step of the limit a -> inf), solved for c,
@@ -92,6 +92,8 @@ def _intercept(x, f, q, a, link, *, xtol, max_iter) -> tuple[float, np.ndarray]:
     ulp of a x).  The search starts at whichever guess has the smaller residual:
     the linearisation c = F^{-1}(q) - E_Q[a (x - x_k)] (exact as a -> 0) or
     the step's c = F^{-1}((q - mass above x_k) / mass at x_k) (exact as a -> inf).
+    Above q = 1/2 the equation is solved as the other class's mean, 1 - q = E_Q[F(-(a x + b))]
+    (F(-z) = 1 - F(z) for both links), where 1 - q is exact in floats.
     """
     F, F_inv = _LINKS[link]
     what = f"the target-mean equation for b (a = {a:.6g})"
@@ -104,31 +106,28 @@ def _intercept(x, f, q, a, link, *, xtol, max_iter) -> tuple[float, np.ndarray]:
     step_share = (q - float(f[x > x[k]].sum())) / float(f[at].sum())  # in (0, 1] up to rounding
     step = float(F_inv(min(max(step_share, MIN_AUC_PRIOR), 1.0 - 2.0**-53)))  # a start only: kept finite
 
-    def excess(c: float) -> float:
-        return float(f @ F(dx + c)) - q
+    def excess(c: float) -> float:  # above 1/2 from the other class, 1 - q = E_Q[F(-z)]: q near 1 keeps its digits
+        return float(f @ F(dx + c)) - q if q <= 0.5 else (1.0 - q) - float(f @ F(-(dx + c)))
 
     guesses = [c for c in (linear, step) if np.isfinite(c)]
     c0 = min(guesses, key=lambda c: abs(excess(c)))
     c = _solve_increasing(excess, c0 - 1.0, c0 + 1.0, what=what, xtol=xtol, max_iter=max_iter)
-    return c - a * float(x[k]), F(dx + c)
+    return c - a * float(x[k]), dx + c
 
 
-def _map_auc(x: np.ndarray, f: np.ndarray, a: float, link: str) -> float:
-    """Implied AUC (13) of the increasing map F(a x) on the grades of ``x``, with the class masses in logs.
+def _map_auc(x: np.ndarray, f: np.ndarray, z: np.ndarray, link: str) -> float:
+    """Implied AUC (13) of the posteriors F(z), z increasing in the scores ``x`` (a grade per distinct score).
 
-    The direct :func:`implied_auc` of the posteriors where they are normal
-    floats below 1; else f F(a x) and f F(-a x) (= f (1 - F(a x))) from
-    log F, so a posterior that underflows still weighs in with its true size.
+    The class masses f F(z) and f F(-z) = f (1 - F(z)) come from log F, so a
+    posterior that underflows, and the complement of one within rounding of 1
+    (a target prior near 1), still weigh in with their true sizes: from the
+    rounded posteriors, 1 - F(z) would keep only the digits above the ulp of 1.
     """
-    F = _LINKS[link][0]
-    post = F(a * x)
-    if np.all((post >= MIN_AUC_PRIOR) & (post < 1.0)):
-        return implied_auc(post, f)
     log_F = log_expit if link == "logistic" else log_ndtr
     grades, grade_of = np.unique(x, return_inverse=True)
     with np.errstate(divide="ignore"):
         log_f = np.log(f)
-    l1, l0 = log_f + log_F(a * x), log_f + log_F(-a * x)
+    l1, l0 = log_f + log_F(z), log_f + log_F(-z)
     m1 = np.bincount(grade_of, weights=np.exp(l1 - l1.max()), minlength=grades.size)
     m0 = np.bincount(grade_of, weights=np.exp(l0 - l0.max()), minlength=grades.size)
     return _auc_from_class_masses(m1, m0)
@@ -142,6 +141,7 @@ def _qmm(x, f, q, auc, link, *, what, xtol, max_iter) -> tuple[float, float, np.
     doubling until the AUC reaches ``auc`` (then Brent's method) or the map
     saturates (then the system has no solution).
     """
+    F = _LINKS[link][0]
     if np.ptp(x[f > 0.0]) == 0.0:  # includes a one-hot target mass: Q puts all its mass on one score value
         raise InfeasibleSystemError(
             f"{what} has no solution: under the target masses the score takes a single value, so every implied AUC is 1/2"
@@ -152,10 +152,11 @@ def _qmm(x, f, q, auc, link, *, what, xtol, max_iter) -> tuple[float, float, np.
 
     def auc_gap(log_a: float) -> float | None:
         """Implied AUC minus ``auc``; None once rounding saturates the map so the mean cannot be met."""
-        post = fitted(log_a)[1]
+        z = fitted(log_a)[1]
+        post = F(z)
         if abs(float(f @ post) - q) > RESIDUAL_TOL or np.any((post <= 0.0) | (post >= 1.0)):
             return None
-        return implied_auc(post, f) - auc
+        return _map_auc(x, f, z, link) - auc
 
     dev = x - f @ x
     spread = float(np.sqrt(f @ dev**2))  # the scores' sd under the target masses; a * sd = 1e-3 is a nearly flat map
@@ -202,9 +203,10 @@ def _qmm(x, f, q, auc, link, *, what, xtol, max_iter) -> tuple[float, float, np.
             f"{what} has no solution for a up to {np.exp(hi):.6g} (max_iter = {max_iter} doublings)"
         )
     log_a = _brent(auc_gap, lo, hi, what=f"the AUC equation of {what}", xtol=xtol, max_iter=max_iter)
-    b, post = fitted(log_a)
+    b, z = fitted(log_a)
+    post = F(z)
     _check_residual(float(f @ post), q, f"{what} (target mean)")
-    _check_residual(implied_auc(post, f), auc, f"{what} (implied AUC)")
+    _check_residual(_map_auc(x, f, z, link), auc, f"{what} (implied AUC)")
     return float(np.exp(log_a)), b, post
 
 
@@ -260,7 +262,7 @@ def cspd_auc_profile(
     x = _LINKS[link][1](eta)
     out = np.empty(slopes.size)
     for i, a in enumerate(slopes):  # one root per slope (a handful of slopes)
-        out[i] = implied_auc(_intercept(x, f, q, float(a), link, xtol=xtol, max_iter=max_iter)[1], f)
+        out[i] = _map_auc(x, f, _intercept(x, f, q, float(a), link, xtol=xtol, max_iter=max_iter)[1], link)
     return out
 
 
@@ -292,12 +294,12 @@ def cspd_quantify(
             raise InfeasibleSystemError(
                 f"{what} has no solution: the implied AUC of F(a x) stays below auc = {auc!r} for every a up to the float range"
             )
-        return _map_auc(x, f, a, link) - auc
+        return _map_auc(x, f, a * x, link) - auc
 
     log_a = _solve_increasing(auc_gap, -1.0, 0.0, what=what, xtol=xtol, max_iter=max_iter)
     a = float(np.exp(log_a))
     post = F(a * x)
-    _check_residual(_map_auc(x, f, a, link), auc, f"{what} (implied AUC)")
+    _check_residual(_map_auc(x, f, a * x, link), auc, f"{what} (implied AUC)")
     prior_estimate = float(f @ post)
     if prior_estimate < MIN_AUC_PRIOR:
         raise ValueError(
