@@ -75,8 +75,9 @@ def _pow(x: float, y: float) -> float:
 
 
 def _softmax(logits: np.ndarray) -> np.ndarray:
-    """softmax over the last axis (max-shifted)."""
-    e = np.exp(logits - np.max(logits, axis=-1, keepdims=True))
+    """softmax over the last axis (max-shifted; a shifted logit overflowing to -inf has weight 0, as it should)."""
+    with np.errstate(over="ignore"):
+        e = np.exp(logits - np.max(logits, axis=-1, keepdims=True))
     return e / np.sum(e, axis=-1, keepdims=True)
 
 
