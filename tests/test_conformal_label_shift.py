@@ -172,8 +172,9 @@ def exact_weighted_threshold(scores, labels, weights, y, alpha):
     return brute_quantile(list(scores) + [1.0], masses, alpha)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("scale", [1.0, 3.0, 1 / 3, 0.7, 17.3, 1e-9, 2.5e7])
-def test_float_weights_decide_ties_as_exact_eq8(scale):
+def test_float_weights_decide_ties_as_exact_eq8(scale, dtype):
     # float weights that stand for small rationals (a / b: 1/3, 5/6, ...), times a common factor c: every
     # threshold must equal eq. (8) in exact arithmetic with the rational weights a / b. The level is hit
     # exactly in many of these problems (small denominators, scores with ties).
@@ -184,7 +185,7 @@ def test_float_weights_decide_ties_as_exact_eq8(scale):
         num, den = rng.integers(0, 7, size=k), rng.integers(1, 7, size=k)
         num[0] = max(num[0], 1)  # not all zero
         exact_w = [Fraction(int(a), int(b)) for a, b in zip(num, den)]
-        w = scale * (num / den)
+        w = (scale * (num / den)).astype(dtype)  # float32: each weight off by up to 6e-8 of itself
         n = int(rng.integers(1, 40))
         s = rng.integers(0, 12, size=n) / 11  # ties among the scores too
         labels = rng.integers(0, k, size=n)
@@ -421,6 +422,10 @@ def test_oracle_sets_read_alpha_by_its_decimal_intent():
     np.testing.assert_array_equal(oracle_sets([[0.7, 0.2, 0.1]], 0.1), [[True, True, False]])
     np.testing.assert_array_equal(oracle_sets([[0.7, 0.2, 0.1]], 0.1, break_ties=True, rng=0), [[True, True, False]])
     np.testing.assert_array_equal(oracle_sets([[0.7, 0.19, 0.11]], 0.1), [[True, True, True]])  # 0.89 < 0.9: a real gap
+    # float32 rows carry their type's rounding (0.7f + 0.2f is 0.9 + 9e-9): the tolerance is float32's
+    f32 = np.array([[0.7, 0.2, 0.1]], dtype=np.float32)
+    assert abs(float(f32[0, 0]) + float(f32[0, 1]) - 0.9) > 1e-9
+    np.testing.assert_array_equal(oracle_sets(f32, 0.1), [[True, True, False]])
     # randomised: 0.64 + 0.5 * 0.36 is 0.8200000000000001 in floats, 41/50 = 1 - 0.18 exactly: on the boundary, included
     np.testing.assert_array_equal(oracle_sets([[0.64, 0.36]], 0.18, randomized=True, u=[0.5]), [[True, True]])
     np.testing.assert_array_equal(oracle_sets([[0.64, 0.36]], 0.19, randomized=True, u=[0.5]), [[True, False]])

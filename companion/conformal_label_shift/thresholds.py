@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._checks import as_rng
+from .._checks import as_rng, input_eps
 from .scores import (
     _as_label_array,
     _as_level,
@@ -168,7 +168,7 @@ def weighted_thresholds(cal_scores, y_cal, weights, alpha) -> np.ndarray:
       :func:`exact_level`), :math:`C_j` reaches the level when
       :math:`bC_j - aD\ge-\tau\,(bC_j + aD)`, :math:`D=C_n+w_y`,
       :math:`\tau` = :data:`WEIGHT_RTOL_PER_CLASS` :math:`\cdot(k+2)\cdot`
-      machine epsilon.  :math:`bC_j - aD=\sum_c w_c a_c` with integer
+      machine epsilon (of float32 for float32 ``weights``, of float64 otherwise).  :math:`bC_j - aD=\sum_c w_c a_c` with integer
       coefficients :math:`a_c` and :math:`\sum_c w_c|a_c|\le bC_j+aD`, so a
       tie of the exact weights stays a tie for any weights within a relative
       :math:`\tau` of them; a genuine shortfall smaller than
@@ -237,7 +237,7 @@ def weighted_thresholds(cal_scores, y_cal, weights, alpha) -> np.ndarray:
     denom = cum[..., -1:] + w  # C_n + w_y, (..., k)
     if np.any(denom <= 0):
         raise ValueError("weights of the calibration labels and of a candidate label are all zero: eq. (9) is 0/0 for it")
-    tau = WEIGHT_RTOL_PER_CLASS * (k + 2) * np.finfo(float).eps
+    tau = WEIGHT_RTOL_PER_CLASS * (k + 2) * input_eps(weights)  # float32 weights: float32's epsilon
     # b C_j - a D >= -tau (b C_j + a D)  <=>  C_j >= (a / b) D (1 - tau) / (1 + tau)
     target = float(level) * denom * ((1.0 - tau) / (1.0 + tau))
     # first j with cum_j >= target (0-based), n when none: one binary search per row and label
@@ -382,12 +382,13 @@ def oracle_sets(probs, alpha, *, randomized: bool = False, rng=None, u=None, bre
     everywhere in the package (``0.1`` is 1/10), and the masses, sums of
     floating-point probabilities, are compared with :math:`1-\alpha` up to
     rounding: a mass within ``WEIGHT_RTOL_PER_CLASS * (k + 2)`` machine
-    epsilons of :math:`1-\alpha` counts as equal to it, the tolerance of the
-    tie rule of :func:`weighted_thresholds`.  So ``[[0.7, 0.2, 0.1]]`` at
+    epsilons (of the input's type: float32's for float32 ``probs``) of
+    :math:`1-\alpha` counts as equal to it, the tolerance of the tie rule of
+    :func:`weighted_thresholds`.  So ``[[0.7, 0.2, 0.1]]`` at
     ``alpha = 0.1`` gives ``{0, 1}``: the mass above label 2 is
     :math:`0.7+0.2=0.9`, not below :math:`1-\alpha`, although ``0.7 + 0.2`` is
     ``0.8999999999999999`` in floats.  A genuine difference smaller than the
-    tolerance (about :math:`10^{-14}`) is read as a tie too.
+    tolerance (about :math:`10^{-14}` in float64, :math:`5\cdot 10^{-6}` in float32) is read as a tie too.
 
     Returns
     -------
@@ -399,7 +400,7 @@ def oracle_sets(probs, alpha, *, randomized: bool = False, rng=None, u=None, bre
     if rng is not None:
         rng = as_rng(rng)
     beta = float(1 - level)
-    tol = WEIGHT_RTOL_PER_CLASS * (p.shape[-1] + 2) * np.finfo(float).eps  # a mass this close to 1 - alpha equals it
+    tol = WEIGHT_RTOL_PER_CLASS * (p.shape[-1] + 2) * input_eps(probs)  # a mass this close to 1 - alpha equals it
     if break_ties:
         if rng is None:
             raise ValueError("break_ties=True needs rng (the random order of tied labels)")

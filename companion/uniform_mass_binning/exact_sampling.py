@@ -208,10 +208,10 @@ def umb_exact_fits(n: int, n_bins_values, n_reps: int = 1, prior: float = 0.5, m
     repetition, with the fields that
     :func:`~companion.uniform_mass_binning.uniform_mass_grid` would return for
     a sample of that law.  The order statistics are drawn on the logit scale
-    (:func:`umb_logit_quantile`) and the edges are their ``expit``: beyond
-    ``|logit z| = 36.7`` that rounds to exactly 0 or 1 in float64, so at a
-    large ``mu`` (say 40) neighbouring upper edges can tie at 1 (non-decreasing,
-    not increasing).  The counts and values are drawn on the logit scale and
+    (:func:`umb_logit_quantile`) and the edges are their ``expit``: above
+    ``logit z = 36.7`` that rounds to exactly 1 in float64, so at a large
+    ``mu`` (say 40) neighbouring upper edges can tie at 1 (non-decreasing, not
+    increasing); the lower edges keep their digits (``expit(-40)`` is 4.2e-18).  The counts and values are drawn on the logit scale and
     stay exact up to ``mu = 1e12``; a larger ``mu`` is refused.
     """
     n = check_int(n, "n", minimum=2, maximum=_MAX_EXACT_N)
