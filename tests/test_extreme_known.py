@@ -455,11 +455,16 @@ def test_lemma8_event_count_reads_the_decimal_threshold(omega, count):
     assert _event_count(omega) == count
 
 
-def test_lemma8_event_count_at_a_subnormal_threshold_is_the_exact_floor():
+def test_lemma8_event_count_beyond_2_to_the_52_is_the_nearest_integer_to_the_reciprocal():
+    """A referee: above 2**52 every reciprocal is within rounding of an integer; the count is the nearest one
+    (the float fixes the count no better), exact for a power of two."""
+    from fractions import Fraction
+
     from companion.multiclass_lp.structure import _event_count
 
-    assert _event_count(5e-324) == 2**1074 // 1  # 5e-324 is 2**-1074 exactly
-    assert _event_count(3 * 2.0**-1074) == 2**1074 // 3
+    assert _event_count(5e-324) == 2**1074  # 5e-324 is 2**-1074 exactly
+    for omega in (3 * 2.0**-1074, 3 * 2.0**-1073, 1e-17, 7e-300):
+        assert _event_count(omega) == round(1 / Fraction(omega))  # exact rational reciprocal, rounded
 
 
 def test_noisy_pool_scales_at_decimal_thresholds_follow_ten_events():
@@ -542,3 +547,24 @@ def test_qmm_at_a_target_prior_within_rounding_of_one_matches_the_mirrored_probl
     b_mirror = -mirrored.params["b"] - (mirrored.params["a"] if method == "platt" else 0.0)
     assert direct.params["b"] == pytest.approx(b_mirror, rel=1e-12)
     np.testing.assert_allclose(direct.posteriors, 1.0 - mirrored.posteriors, rtol=0.0, atol=np.finfo(float).eps)
+
+
+# --- l_p: a run with no heavy level set (referee, s27) ---
+
+
+@pytest.mark.parametrize("threshold", [0.5, 1.0 - 2.0**-53])
+def test_exact_trajectory_with_no_heavy_level_set_takes_no_step(threshold):
+    """A referee: numpy's reshape error (no bins to record) and then NaN checks.  With omega = 0.5 no level set of
+    the book's 5-class scenario has mass 0.5 (the largest has 0.070, computed here from the scenario's weights)."""
+    from companion.multiclass_lp import LpCalibrator, exact_trajectory
+    from companion.multiclass_lp.experiments import book_multiclass_scenario
+    from companion.multiclass_lp.level_sets import level_set_counts
+
+    sc = book_multiclass_scenario(5)
+    _, inverse = np.unique(level_set_counts(sc.atoms, 0.1), axis=0, return_inverse=True)
+    assert np.bincount(inverse.ravel(), weights=sc.weights).max() < threshold
+    run = exact_trajectory(threshold=threshold)
+    assert run["steps"] == 0 and run["n_high"] == 0
+    assert run["min_decrease"] == np.inf and run["max_merge_excess"] == -np.inf
+    cal = LpCalibrator(0.1, threshold=threshold, noise=False, record_states=True).fit_exact(sc.atoms, sc.h_star, sc.weights)
+    assert cal.trajectory_["stage1"].shape == (0, 0, 5)

@@ -330,8 +330,9 @@ def exact_trajectory(k: int = 5, lam: float = 0.1, threshold: float = 0.004, p_v
     ``lem-multiclass-lp-final-error``): ``min_decrease`` (smallest drop of a
     projection stage, to compare with :math:`\omega^2`), ``max_merge_excess``
     (largest rise of a merge minus :math:`4\lambda` times the moved mass;
-    must be at most 0), ``iteration_bound``, ``lp_bound`` (Lemma 14 with zero
-    estimation error) and ``threshold``.  A ``threshold`` whose Lemma 13 bound
+    must be at most 0; ``inf`` and ``-inf``, the minimum and maximum over no
+    step, when no level set is heavy enough to start a step), ``iteration_bound``,
+    ``lp_bound`` (Lemma 14 with zero estimation error) and ``threshold``.  A ``threshold`` whose Lemma 13 bound
     :math:`(5 + 10\lambda\log_{3/2}(2/\omega))/\omega^2` exceeds the float range
     (:math:`\omega` below about ``1e-153``) is refused before the run.
     """
@@ -365,8 +366,8 @@ def exact_trajectory(k: int = 5, lam: float = 0.1, threshold: float = 0.004, p_v
         "lp_stage2": np.array(lp2).reshape(-1, p_values.size),
         "merged": t["merged"],
         "moved_mass": t["moved_mass"],
-        "min_decrease": float(np.min(before - sq1)) if sq1.size else np.nan,
-        "max_merge_excess": float(np.max(sq2 - sq1 - 4 * lam * t["moved_mass"])) if sq1.size else np.nan,
+        "min_decrease": float(np.min(before - sq1)) if sq1.size else np.inf,  # no step: the checks hold vacuously
+        "max_merge_excess": float(np.max(sq2 - sq1 - 4 * lam * t["moved_mass"])) if sq1.size else -np.inf,
         "steps": cal.n_steps_,
         "merges": cal.n_merges_,
         "iteration_bound": lemma13_iteration_bound(cal.threshold_, cal.mass_threshold_, lam),

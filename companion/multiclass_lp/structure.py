@@ -50,7 +50,10 @@ def _pool_count(omega_m: float) -> int:
 def _event_count(omega_m: float) -> int:
     """Lemma 8's event count floor(1/omega_m), where an exact reciprocal within rounding (relative 2**-52) of an
     integer counts as that integer: a decimal threshold is read by its intent (0.1 gives 10, 1e-5 gives 100000,
-    though ``1.0 / 1e-5`` is 99999.99999999999), a power of two exactly (5e-324 gives 2**1074)."""
+    though ``1.0 / 1e-5`` is 99999.99999999999), a power of two exactly (5e-324 gives 2**1074).  From 2**52 up
+    every reciprocal is within rounding of an integer, the nearest one is returned (1e-17 gives
+    99999999999999993, the float's own reciprocal rounded): a float fixes so large a count only to within its
+    rounding, and counts above 2**53 are refused where the union bound uses them."""
     reciprocal = 1 / fractions.Fraction(omega_m)
     nearest = round(reciprocal)
     return nearest if abs(reciprocal - nearest) <= reciprocal * fractions.Fraction(1, 2**52) else math.floor(reciprocal)
@@ -327,8 +330,8 @@ def run_groups(cal, h_keys, h_levels, mass_stats, label_stats, rng) -> GroupRun:
 
     trajectory = {key: np.array(v) for key, v in traj.items()}
     if cal.record_states:
-        trajectory["stage1"] = np.array(states1).reshape(-1, n_bins, k)
-        trajectory["stage2"] = np.array(states2).reshape(-1, n_bins, k)
+        trajectory["stage1"] = np.array(states1).reshape(len(states1), n_bins, k)  # n_bins may be 0
+        trajectory["stage2"] = np.array(states2).reshape(len(states2), n_bins, k)
     return GroupRun(
         keys=h_keys,
         bin_levels=h_levels,
