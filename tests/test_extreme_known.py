@@ -34,6 +34,38 @@ def test_lda_posteriors_are_scale_invariant(c):
         assert np.array_equal(scaled, reference)
 
 
+@pytest.mark.parametrize("offset", [2.0**26, -1e8, 1e12])
+def test_lda_posteriors_are_translation_invariant(offset):
+    """A referee: features at an offset of 1e8 moved the posteriors by 0.89 (discriminant terms of 1e16 cancel).
+    The shifted data are compared with their own rounded values moved back ((x + c) - c is exact here), so the
+    two problems are the same problem up to one common translation."""
+    from companion.conformal_label_shift.experiments import lda_posteriors
+    from companion.scenarios import three_class_gaussian
+
+    rng = np.random.default_rng(5)
+    x, y = three_class_gaussian().sample(200, rng, "source")
+    shifted, evals = x + offset, x[:7] + offset
+    reference = lda_posteriors(shifted - offset, y, evals - offset, 3)
+    assert np.allclose(lda_posteriors(shifted, y, evals, 3), reference, rtol=0.0, atol=1e-12)
+
+
+@pytest.mark.parametrize("factors", [(2.0**600, 1.0), (1.0, 2.0**-600), (1e200, 3e-200)])
+def test_lda_posteriors_are_invariant_under_scaling_one_feature(factors):
+    """A referee: features scaled by (2^600, 1) were refused as a singular covariance.  LDA without shrinkage is
+    invariant under any invertible linear map of the features; powers of two give the same problem bit for bit."""
+    from companion.conformal_label_shift.experiments import lda_posteriors
+    from companion.scenarios import three_class_gaussian
+
+    rng = np.random.default_rng(6)
+    x, y = three_class_gaussian().sample(80, rng, "source")
+    d = np.array(factors)
+    reference = lda_posteriors(x, y, x[:7], 3)
+    scaled = lda_posteriors(x * d, y, x[:7] * d, 3)
+    assert np.allclose(scaled, reference, rtol=1e-12, atol=1e-15)
+    if all(math.frexp(f)[0] == 0.5 for f in factors):
+        assert np.array_equal(scaled, reference)
+
+
 # --- l_p: the pool count J = floor(log2(1/omega)) + 1 and the iteration bound at the smallest thresholds ---
 
 

@@ -72,12 +72,17 @@ def lda_posteriors(x_train, y_train, x_eval, n_classes: int, *, shrinkage: float
     :math:`\operatorname{softmax}_y(\log\hat p_y + x^\top\hat\Sigma^{-1}\hat\mu_y - \tfrac12\hat\mu_y^\top\hat\Sigma^{-1}\hat\mu_y)`.
     With Gaussian classes of a shared covariance (the paper's toys) this model
     contains the Bayes rule.  Every class must occur in every training set.
-    The posteriors are invariant under scaling all features by one factor, so
-    each training set and its evaluation points are first divided by the power
-    of two nearest below the training set's largest magnitude (exact in
-    floating point): features of size 1e300 or 1e-300 give the same
-    posteriors as features of size 1, where the pooled covariance would
-    otherwise overflow or underflow.
+    The posteriors are invariant under a translation of the features and
+    (without ``shrinkage``) under scaling each feature, so each training set
+    and its evaluation points are first moved by the training set's mean, then
+    each feature is divided by the power of two nearest below its largest
+    magnitude in the training set (exact in floating point; with ``shrinkage``,
+    which is not invariant under scaling one feature, one power of two for all
+    features): features at an offset of 1e8 give the posteriors of their
+    rounded values at offset 0, where the discriminant's terms of size
+    :math:`10^{16}` would cancel; features of size 1e300 or 1e-300, together
+    or one at a time, give the posteriors of features of size 1, where the
+    pooled covariance would otherwise overflow or underflow.
     """
     arrays = {}
     for name, v in (("x_train", x_train), ("x_eval", x_eval)):
@@ -102,8 +107,11 @@ def lda_posteriors(x_train, y_train, x_eval, n_classes: int, *, shrinkage: float
     if np.any(counts == 0):
         raise ValueError("every class must occur in every training set (y_train)")
     n = y.shape[-1]
-    # power-of-two scale of each training set: x / scale is exact, and the posteriors do not change
-    largest = np.max(np.abs(x), axis=(-2, -1), keepdims=True)
+    # translate by the training mean, then a power-of-two scale per feature (one for all with shrinkage): the
+    # posteriors do not change, x / scale is exact
+    center = x.mean(axis=-2, keepdims=True)
+    x, xe = x - center, xe - center
+    largest = np.max(np.abs(x), axis=(-2, -1) if shrinkage else -2, keepdims=True)
     scale = np.ldexp(1.0, np.frexp(np.where(largest > 0.0, largest, 1.0))[1] - 1)
     x, xe = x / scale, xe / scale
     means = np.swapaxes(onehot, -1, -2) @ x / counts[..., None]  # (..., k, d)
