@@ -600,3 +600,36 @@ def test_exact_trajectory_with_no_heavy_level_set_takes_no_step(threshold):
     assert run["min_decrease"] == np.inf and run["max_merge_excess"] == -np.inf
     cal = LpCalibrator(0.1, threshold=threshold, noise=False, record_states=True).fit_exact(sc.atoms, sc.h_star, sc.weights)
     assert cal.trajectory_["stage1"].shape == (0, 0, 5)
+
+
+# --- uniform-mass binning: a bin mean that is a normal float under a tiny prior (referee, s27) ---
+
+
+def test_umb_bin_statistics_keeps_a_normal_bin_mean_whose_class1_mass_underflows():
+    """A referee: with prior 1e-300 the upper bin (logit z above logit(1 - 1e-10)) has mass 1.6e-138, a normal
+    float, but its class-1 part pi * m1 = 1.9e-398 underflows and theta came out 0; mpmath gives 1.1895e-260."""
+    from companion.uniform_mass_binning import umb_bin_statistics
+
+    got = umb_bin_statistics([[0.9, 1 - 1e-10, 1 - 1e-15, 1 - 2**-53]], [[0, 1, 0, 1]], 2, prior=1e-300, mu=2.0)
+    with mp.workdps(50):
+        z, pi, mu = mp.mpf(1 - 1e-10), mp.mpf(1e-300), 2
+        x = mp.log(z / (1 - z))  # the inner edge: the second of the four sorted forecasts
+        m1, m0 = mp.ncdf(-(x - mu)), mp.ncdf(-(x + mu))
+        theta, mass = pi * m1 / (pi * m1 + (1 - pi) * m0), pi * m1 + (1 - pi) * m0
+    assert math.isclose(got["mass"][0, 1], float(mass), rel_tol=1e-9)
+    assert math.isclose(got["theta"][0, 1], float(theta), rel_tol=1e-9)
+
+
+def test_umb_bin_statistics_names_distinct_forecasts_whose_logits_tie():
+    """A referee: 1e-300 and the next float up were refused as "not distinct"; they are distinct, their logits
+    (-690.78, an ulp of 1.1e-13 there) are not."""
+    from scipy.special import logit
+
+    from companion.uniform_mass_binning import umb_bin_statistics
+
+    z = [1e-300, float(np.nextafter(1e-300, 1.0)), 0.5, 0.6]
+    assert z[0] != z[1] and logit(z[0]) == logit(z[1])
+    with pytest.raises(ValueError, match="distinct forecasts whose logits are equal"):
+        umb_bin_statistics([z], [[0, 1, 0, 1]], 2)
+    with pytest.raises(ValueError, match=r"must hold distinct forecasts \(assumption \(A1\)\)"):
+        umb_bin_statistics([[0.1, 0.1, 0.5, 0.6]], [[0, 1, 0, 1]], 2)

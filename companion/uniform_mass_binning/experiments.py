@@ -119,13 +119,13 @@ def _bin_masses(scenario: GaussianMixture, x_lo: np.ndarray, x_hi: np.ndarray):
 
 
 def _bin_means(scenario: GaussianMixture, x_lo: np.ndarray, x_hi: np.ndarray, mass: np.ndarray, joint1: np.ndarray):
-    r""":math:`\theta_I = P[Z \in I, Y = 1] / P[Z \in I]`: the direct quotient where the bin mass is a normal float,
-    else in logs, :math:`\operatorname{expit}(\log\frac{\pi}{1-\pi} + \log m_1 - \log m_0)` with the class masses
+    r""":math:`\theta_I = P[Z \in I, Y = 1] / P[Z \in I]`: the direct quotient where the bin mass and its class-1
+    part are normal floats, else in logs (a tiny prior can underflow the class-1 part of a normal bin mass), :math:`\operatorname{expit}(\log\frac{\pi}{1-\pi} + \log m_1 - \log m_0)` with the class masses
     from :func:`~companion._numerics._log_normal_mass` (a bin far in a tail, e.g. forecasts near ``1e-300``)."""
     pi, mu = scenario.prior, scenario.mu
     with np.errstate(invalid="ignore", divide="ignore"):
         theta = joint1 / mass
-    far = ~(mass >= np.finfo(float).tiny)
+    far = ~((mass >= np.finfo(float).tiny) & (joint1 >= np.finfo(float).tiny))
     if np.any(far):
         lo, hi = x_lo[far], x_hi[far]
         log_odds = np.log(pi) - np.log1p(-pi) + _log_normal_mass(lo - mu, hi - mu) - _log_normal_mass(lo + mu, hi + mu)
@@ -488,9 +488,13 @@ def umb_bin_statistics(z, y, n_bins: int, prior: float = 0.5, mu: float = 2.0) -
     if z.shape[1] < 2 * n_bins:
         raise ValueError(f"each row of z must hold at least 2 * n_bins = {2 * n_bins} samples, got {z.shape[1]}")
     order = np.argsort(z, axis=1)
-    x_sorted = logit(np.take_along_axis(z, order, axis=1))
-    if np.any(np.diff(x_sorted, axis=1) == 0):
+    z_sorted = np.take_along_axis(z, order, axis=1)
+    if np.any(np.diff(z_sorted, axis=1) == 0):
         raise ValueError("each row of z must hold distinct forecasts (assumption (A1))")
+    x_sorted = logit(z_sorted)
+    if np.any(np.diff(x_sorted, axis=1) == 0):
+        raise ValueError("z holds distinct forecasts whose logits are equal in float64 (neighbours far in a tail, such as "
+                         "1e-300 and the next float up): the bins are computed on the logit scale")
     return _statistics_sorted(GaussianMixture(prior, mu), x_sorted, np.take_along_axis(y, order, axis=1), n_bins)
 
 
