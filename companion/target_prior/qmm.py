@@ -36,7 +36,6 @@ from .._checks import (
 from .auc import _auc_from_class_masses, _midpoint_cdf
 from .recalibration import (
     InfeasibleSystemError,
-    RESIDUAL_TOL,
     Recalibrated,
     _LINKS,
     _brent,
