@@ -10,10 +10,10 @@ by :func:`cspd_quantify`) of at least the smallest normal float
 :data:`MIN_AUC_PRIOR` :math:`= 2^{-1022}`: the posteriors average to the prior,
 and each is rounded to an absolute :math:`2^{-1074}` below that size, which
 is at most :math:`2^{-52}` of their total only from :math:`2^{-1022}` on; below
-it the implied AUC (13) has no accuracy left to match.  The bound is necessary,
-not sufficient: just above it the posteriors of the lowest scores can still
-underflow, and Platt, CSPD and 2-parameter QMM then report the system
-infeasible (the map saturates); ``1e-300`` is solved.
+it the implied AUC (13) has no accuracy left to match.  Just above it the
+posteriors of the lowest scores can underflow to 0; Platt, CSPD and
+2-parameter QMM take the class masses of the implied AUC from log F, so such a
+system is still solved (``1e-300``, with posteriors down to ``1e-358``).
 """
 
 from __future__ import annotations
@@ -36,7 +36,6 @@ from .._checks import (
 from .auc import _auc_from_class_masses, _midpoint_cdf
 from .recalibration import (
     InfeasibleSystemError,
-    RESIDUAL_TOL,
     Recalibrated,
     _LINKS,
     _brent,
@@ -82,6 +81,31 @@ def _check_auc_prior(q: float, name: str) -> float:
     return q
 
 
+def _step_index(x: np.ndarray, f: np.ndarray, q: float) -> int:
+    """Index k of the score x_k at which the target mass of the scores >= x_k first reaches q (the step's score)."""
+    order = np.argsort(-x, kind="stable")
+    return int(order[min(int(np.searchsorted(np.cumsum(f[order]), q)), x.size - 1)])
+
+
+def _step_auc(x: np.ndarray, f: np.ndarray, q: float) -> float:
+    """Implied AUC (13) of the step map, the limit a -> inf of the maps F(a x + b(a)) with target mean q.
+
+    Its posterior is 1 above x_k (``_step_index``), 0 below, and x_k carries
+    the rest: class-1 mass q - Q[S > x_k], class-0 mass (1 - q) - Q[S < x_k]
+    (1 - q exact above q = 1/2).  The implied AUC of the family increases
+    in a towards it, so an AUC at or above it has no solution.
+    """
+    k = _step_index(x, f, q)
+    above, below = x > x[k], x < x[k]
+    grades, grade_of = np.unique(x, return_inverse=True)
+    m1 = np.bincount(grade_of, weights=np.where(above, f, 0.0), minlength=grades.size)
+    m0 = np.bincount(grade_of, weights=np.where(below, f, 0.0), minlength=grades.size)
+    # the masses at x_k are in [0, Q[S = x_k]] exactly; max() only removes a rounding-level negative
+    m1[grade_of[k]] = max(q - float(f[above].sum()), 0.0)
+    m0[grade_of[k]] = max((1.0 - q) - float(f[below].sum()), 0.0)
+    return _auc_from_class_masses(m1, m0)
+
+
 def _intercept(x, f, q, a, link, *, xtol, max_iter) -> tuple[float, np.ndarray]:
     """The b solving E_Q[F(a x + b)] = q (increasing in b), and the arguments a x + b of F (posteriors F of them).
 
@@ -97,8 +121,7 @@ def _intercept(x, f, q, a, link, *, xtol, max_iter) -> tuple[float, np.ndarray]:
     """
     F, F_inv = _LINKS[link]
     what = f"the target-mean equation for b (a = {a:.6g})"
-    order = np.argsort(-x, kind="stable")
-    k = order[min(int(np.searchsorted(np.cumsum(f[order]), q)), x.size - 1)]
+    k = _step_index(x, f, q)
     at = x == x[k]
     with np.errstate(over="ignore", invalid="ignore"):
         dx = a * (x - x[k])
@@ -136,27 +159,32 @@ def _map_auc(x: np.ndarray, f: np.ndarray, z: np.ndarray, link: str) -> float:
 def _qmm(x, f, q, auc, link, *, what, xtol, max_iter) -> tuple[float, float, np.ndarray]:
     r"""Solve a QMM system like (8c): mean :math:`q` and implied AUC ``auc`` for :math:`F(a x + b)`, ``a > 0``.
 
-    For each slope ``a`` the intercept is fixed by the mean equation; the
-    implied AUC then starts at 1/2 (``a -> 0``) and ``a`` is bracketed by
-    doubling until the AUC reaches ``auc`` (then Brent's method) or the map
-    saturates (then the system has no solution).
+    For each slope ``a`` the intercept is fixed by the mean equation
+    (``_intercept``); the implied AUC then increases from 1/2 (``a -> 0``)
+    to the AUC of the step map (``a -> inf``, ``_step_auc``), so the system
+    has a solution iff ``auc`` is below that limit.  From a nearly flat map
+    (``a sd = 1e-3``) ``log a`` is bracketed downwards by the small-slope
+    expansion AUC - 1/2 ~ const * a, or upwards by doubling ``a``; then
+    Brent's method.  The AUC comes from log F (``_map_auc``): a posterior
+    rounding to 0 or 1 is no failure.
     """
     F = _LINKS[link][0]
     if np.ptp(x[f > 0.0]) == 0.0:  # includes a one-hot target mass: Q puts all its mass on one score value
         raise InfeasibleSystemError(
             f"{what} has no solution: under the target masses the score takes a single value, so every implied AUC is 1/2"
         )
+    limit = _step_auc(x, f, q)
+    if not auc < limit:
+        raise InfeasibleSystemError(
+            f"{what} has no solution: the implied AUC rises only to {limit:.6g} as a -> infinity (the AUC of the step "
+            f"map), and auc = {auc!r} is not below it"
+        )
 
     def fitted(log_a: float) -> tuple[float, np.ndarray]:
         return _intercept(x, f, q, float(np.exp(log_a)), link, xtol=xtol, max_iter=max_iter)
 
-    def auc_gap(log_a: float) -> float | None:
-        """Implied AUC minus ``auc``; None once rounding saturates the map so the mean cannot be met."""
-        z = fitted(log_a)[1]
-        post = F(z)
-        if abs(float(f @ post) - q) > RESIDUAL_TOL or np.any((post <= 0.0) | (post >= 1.0)):
-            return None
-        return _map_auc(x, f, z, link) - auc
+    def auc_gap(log_a: float) -> float:
+        return _map_auc(x, f, fitted(log_a)[1], link) - auc
 
     dev = x - f @ x
     spread = float(np.sqrt(f @ dev**2))  # the scores' sd under the target masses; a * sd = 1e-3 is a nearly flat map
@@ -164,43 +192,29 @@ def _qmm(x, f, q, auc, link, *, what, xtol, max_iter) -> tuple[float, float, np.
         scale = float(np.max(np.abs(dev[f > 0.0])))
         spread = scale * float(np.sqrt(f @ (dev / scale) ** 2))
     lo = np.log(1e-3) - np.log(spread) if spread < 1e-150 else np.log(1e-3 / spread)
-    g_lo = auc_gap(lo)
-    if g_lo is None or g_lo >= 0.0:
-        raise InfeasibleSystemError(
-            f"{what} has no solution: even a nearly flat map does not have an implied AUC below {auc!r}"
-        )
-    hi = lo + np.log(2.0)
+    hi = lo
+    g_lo = g_hi = auc_gap(lo)
     for _ in range(max_iter):
-        g_hi = auc_gap(hi)
-        if g_hi is None:
-            # The doubling overshot into saturation. Bisect on log a for the last unsaturated slope
-            # (to a relative 1e-12) before declaring the system infeasible: between the last doubling
-            # and the saturation point the AUC still rises, and the root may lie there.
-            sat = hi
-            for _ in range(60):
-                mid = 0.5 * (lo + sat)
-                g_mid = auc_gap(mid)
-                if g_mid is None:
-                    sat = mid
-                elif g_mid >= 0.0:
-                    hi, g_hi = mid, g_mid
-                    break
-                else:
-                    lo, g_lo = mid, g_mid
-                if sat - lo < 1e-12:
-                    break
-            if g_hi is None:
+        if g_lo < 0.0 <= g_hi:
+            break
+        if g_lo >= 0.0:  # too steep: jump to half the root of AUC - 1/2 ~ const * a (auc - 1/2 < g_lo + auc - 1/2)
+            hi, g_hi = lo, g_lo
+            lo += np.log((auc - 0.5) / (g_lo + auc - 0.5)) - np.log(2.0)
+            g_lo = auc_gap(lo)
+        else:  # too flat: double a
+            lo, g_lo = hi, g_hi
+            hi += np.log(2.0)
+            g_hi = auc_gap(hi)
+            if g_hi <= g_lo:
                 raise InfeasibleSystemError(
-                    f"{what} has no solution: the implied AUC rises only to {auc + g_lo:.6g} < {auc!r} "
-                    f"before the map saturates at a = {np.exp(sat):.6g}"
+                    f"{what} has no solution in floating point: the implied AUC stops increasing at {auc + g_lo!r} "
+                    f"(a = {np.exp(lo):.6g}), {limit - auc - g_lo:.3g} below its limit {limit!r} and short of auc = {auc!r}"
                 )
-            break
-        if g_hi >= 0.0:
-            break
-        lo, g_lo, hi = hi, g_hi, hi + np.log(2.0)
     else:
+        side = f"down to a = {np.exp(lo):.6g} stays at {auc + g_lo!r}, not below" if g_lo >= 0.0 else (
+            f"up to a = {np.exp(hi):.6g} stays below")
         raise InfeasibleSystemError(
-            f"{what} has no solution for a up to {np.exp(hi):.6g} (max_iter = {max_iter} doublings)"
+            f"{what} was not bracketed in max_iter = {max_iter} steps: the implied AUC {side} auc = {auc!r}"
         )
     log_a = _brent(auc_gap, lo, hi, what=f"the AUC equation of {what}", xtol=xtol, max_iter=max_iter)
     b, z = fitted(log_a)
