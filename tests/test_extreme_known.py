@@ -654,6 +654,18 @@ def test_roc_qmm_at_a_target_prior_near_one_matches_mpmath(q, auc):
     np.testing.assert_allclose(fit.posteriors, eta, rtol=0.0, atol=2 * np.finfo(float).eps)
 
 
+def test_roc_qmm_beyond_the_float_range_names_the_underflow_not_the_reading():
+    """A top target mass of 1e-300 at q = 1 - 1e-15, AUC 0.9999999: 1 - eta at the top is about e^-281, so the
+    class-0 mass there is about 1e-422, below the smallest float.  The refusal says so; it does not blame the reading
+    of (11b) (the 'literal-raw' message, which stays for that reading)."""
+    from companion._checks import ConvergenceError
+    from companion.target_prior import roc_qmm
+
+    with pytest.raises(ConvergenceError, match="highest score underflowed to 0") as refused:
+        roc_qmm([0.5, 0.5, 1e-300], 1 - 1e-15, 0.9999999)
+    assert "literal" not in str(refused.value)
+
+
 def test_two_param_qmm_at_a_target_prior_near_one_is_solved():
     """2-parameter QMM starts from the ROC QMM fixed point (12a): q = 1 - 1e-10, AUC 0.7 raised its ConvergenceError.
     Its class-0 masses match mpmath, and 1 - eta = expit(b + a Phi^-1(F0*)) of (12a), evaluated in mpmath from the

@@ -358,7 +358,8 @@ def _roc_log_odds(class0_masses: np.ndarray, q: float, c: float, *, raw_cdf: boo
             raise ConvergenceError(
                 "ROC-QMM fixed-point iteration (11b): the class-0 mass at the "
                 f"{'lowest' if class0_masses[0] <= 0.0 else 'highest'} score underflowed to 0, so Phi^-1 of the "
-                "mid-point distribution function is infinite there (target_prior too close to 0 or 1 for this auc)"
+                "mid-point distribution function is infinite there (target_masses that small there, or a "
+                "target_prior that close to 0 or 1, put the fixed point beyond the float range for this auc)"
             )
         z = _midpoint_probit(class0_masses / class0_masses.sum())
     return np.log(q / (1.0 - q)) - 0.5 * c * c + c * z
@@ -424,6 +425,11 @@ def roc_qmm(
     (about 1e-11 for AUC 0.99) the changes are noise, so a smaller ``tol``
     makes the number of iterations depend on the last bits of the input.
     For a discrete score the target mean and AUC are met only approximately.
+    A target prior within rounding of 1 converges too: :math:`1-\eta` is
+    computed as :math:`\mathrm{expit}(-a)` and :math:`\Phi^{-1}(G^*)` of the
+    top scores from the upper tail (``_midpoint_probit``); the posteriors are
+    then floats next to 1, and ``params["class0_masses"]`` (proportional to
+    :math:`f\,(1-\eta)`) keeps the digits of :math:`1-\eta`.
     """
     f, q, c = _roc_inputs(target_masses, target_prior, auc, iteration)
     tol = check_tolerance(tol, "tol")
@@ -494,7 +500,8 @@ def two_param_qmm(
     r"""2-parameter QMM, eqs. (12a)-(12b): :math:`\eta_Q = 1/(1+\exp(b + a\,\Phi^{-1}(F_0^*)))`.
 
     :math:`F_0^*` is the mid-point distribution function of the class-0 masses
-    found by :func:`roc_qmm`; :math:`a, b` solve mean :math:`= q` and implied
+    found by :func:`roc_qmm` (:math:`\Phi^{-1}` of it with both tails accurate,
+    ``_midpoint_probit``); :math:`a, b` solve mean :math:`= q` and implied
     AUC :math:`=` ``auc`` exactly (``a < 0`` for an increasing posterior);
     ``target_prior`` at least :data:`MIN_AUC_PRIOR` (module docstring).
     """
