@@ -338,26 +338,54 @@ class _RocFixedPoint(NamedTuple):
     changes: np.ndarray
 
 
-def _roc_posterior(class0_masses: np.ndarray, q: float, c: float, *, raw_cdf: bool = False) -> np.ndarray:
-    """Eq. (10b) with the mid-point distribution function of the class-0 masses.
+def _midpoint_probit(masses: np.ndarray) -> np.ndarray:
+    r""":math:`\Phi^{-1}(G^*)` of masses summing to 1, each tail read from its own end of the support.
 
-    ``raw_cdf=False`` accumulates :math:`G^*` from the masses rescaled to total 1
-    (a distribution function); ``raw_cdf=True`` from the masses as they are.
+    Above :math:`G^* = 1/2` the value is :math:`-\Phi^{-1}(1 - G^*)` with
+    :math:`1 - G^*(s_i) = \sum_{j \ge i}\pi_j - \pi_i/2` summed from the top: a
+    sum from below rounds :math:`G^*` to 1 once the upper tail falls under
+    :math:`2^{-53}` (class-0 masses of a target prior near 1, (10b)-(11b)).
     """
-    masses = class0_masses if raw_cdf else class0_masses / class0_masses.sum()
-    F0 = _midpoint_cdf(masses)
-    if np.any((F0 <= 0.0) | (F0 >= 1.0)):
-        raise ConvergenceError(
-            "ROC-QMM fixed-point iteration (11b) left the domain of Phi^-1: the class-0 masses sum to "
-            f"{class0_masses.sum():.6g}, so the mid-point distribution function accumulated from them reaches "
-            f"{F0.max():.6g} >= 1 (take G* of the normalized masses: iteration='literal' or 'normalized')"
-        )
-    return expit(np.log(q / (1.0 - q)) - 0.5 * c * c + c * ndtri(F0))
+    lower = _midpoint_cdf(masses)
+    upper = np.cumsum(masses[::-1])[::-1] - 0.5 * masses
+    return np.where(lower <= 0.5, ndtri(np.minimum(lower, 0.5)), -ndtri(np.minimum(upper, 0.5)))
+
+
+def _roc_log_odds(class0_masses: np.ndarray, q: float, c: float, *, raw_cdf: bool = False) -> np.ndarray:
+    r"""Log-odds of eq. (10b), :math:`\mathrm{logit}\,q - c^2/2 + c\,\Phi^{-1}(G^*)`, from the class-0 masses.
+
+    ``raw_cdf=False`` takes :math:`G^*` of the masses rescaled to total 1
+    (a distribution function, both tails accurate); ``raw_cdf=True`` accumulates
+    it from below from the masses as they are.
+    """
+    if raw_cdf:
+        F0 = _midpoint_cdf(class0_masses)
+        if np.any((F0 <= 0.0) | (F0 >= 1.0)):
+            raise ConvergenceError(
+                "ROC-QMM fixed-point iteration (11b) left the domain of Phi^-1: the class-0 masses sum to "
+                f"{class0_masses.sum():.6g}, so the mid-point distribution function accumulated from them reaches "
+                f"{F0.max():.6g} >= 1 (take G* of the normalized masses: iteration='literal' or 'normalized')"
+            )
+        z = ndtri(F0)
+    else:
+        if not (class0_masses[0] > 0.0 and class0_masses[-1] > 0.0):
+            raise ConvergenceError(
+                "ROC-QMM fixed-point iteration (11b): the class-0 mass at the "
+                f"{'lowest' if class0_masses[0] <= 0.0 else 'highest'} score underflowed to 0, so Phi^-1 of the "
+                "mid-point distribution function is infinite there (target_masses that small there, or a "
+                "target_prior that close to 0 or 1, put the fixed point beyond the float range for this auc)"
+            )
+        z = _midpoint_probit(class0_masses / class0_masses.sum())
+    return np.log(q / (1.0 - q)) - 0.5 * c * c + c * z
 
 
 def _roc_step(f0: np.ndarray, f: np.ndarray, q: float, c: float, iteration: str) -> np.ndarray:
-    """One step of (11b) in the reading ``iteration`` (see :data:`ROC_QMM_ITERATIONS`)."""
-    new = f * (1.0 - _roc_posterior(f0, q, c, raw_cdf=iteration == "literal-raw"))
+    r"""One step of (11b) in the reading ``iteration`` (see :data:`ROC_QMM_ITERATIONS`).
+
+    The class-0 factor :math:`1 - \eta` of (10b) is :math:`\mathrm{expit}(-a)`: ``1 - expit(a)``
+    keeps no digit of it once :math:`\eta` is within :math:`2^{-53}` of 1.
+    """
+    new = f * expit(-_roc_log_odds(f0, q, c, raw_cdf=iteration == "literal-raw"))
     return new / new.sum() if iteration == "normalized" else new / (1.0 - q)
 
 
@@ -370,7 +398,8 @@ def _roc_fixed_point(f, q, c, *, iteration, tol, max_iter) -> _RocFixedPoint:
         changes.append(float(np.max(np.abs(new - f0))))
         f0 = new
         if changes[-1] <= tol:
-            return _RocFixedPoint(f0, _roc_posterior(f0, q, c, raw_cdf=iteration == "literal-raw"), np.array(changes))
+            posteriors = expit(_roc_log_odds(f0, q, c, raw_cdf=iteration == "literal-raw"))
+            return _RocFixedPoint(f0, posteriors, np.array(changes))
     raise ConvergenceError(
         f"ROC-QMM fixed-point iteration (11b) did not converge: after max_iter = {max_iter} iterations the "
         f"class-0 masses still change by {changes[-1]:.3g} > tol = {tol:g}"
@@ -410,6 +439,11 @@ def roc_qmm(
     (about 1e-11 for AUC 0.99) the changes are noise, so a smaller ``tol``
     makes the number of iterations depend on the last bits of the input.
     For a discrete score the target mean and AUC are met only approximately.
+    A target prior within rounding of 1 converges too: :math:`1-\eta` is
+    computed as :math:`\mathrm{expit}(-a)` and :math:`\Phi^{-1}(G^*)` of the
+    top scores from the upper tail (``_midpoint_probit``); the posteriors are
+    then floats next to 1, and ``params["class0_masses"]`` (proportional to
+    :math:`f\,(1-\eta)`) keeps the digits of :math:`1-\eta`.
     """
     f, q, c = _roc_inputs(target_masses, target_prior, auc, iteration)
     tol = check_tolerance(tol, "tol")
@@ -462,10 +496,9 @@ def roc_qmm_jacobian(target_masses, target_prior, auc, class0_masses) -> np.ndar
                          "reaches 0 or 1, Phi^-1 has an infinite slope and the Jacobian does not exist")
     n = f.size
     lower = np.tril(np.ones((n, n))) - 0.5 * np.eye(n)
-    z = ndtri(_midpoint_cdf(f0))
+    z = _midpoint_probit(f0)
     a = np.log(q / (1.0 - q)) - 0.5 * c * c + c * z
-    eta = expit(a)
-    h = f * (1.0 - eta)
+    h = f * expit(-a)
     total = h.sum()
     # eta (1 - eta) / phi(z) in logs: at a mass near 0 both factors underflow/overflow alone
     slope = np.exp(log_expit(a) + log_expit(-a) + 0.5 * z * z + 0.5 * np.log(2.0 * np.pi))
@@ -481,7 +514,8 @@ def two_param_qmm(
     r"""2-parameter QMM, eqs. (12a)-(12b): :math:`\eta_Q = 1/(1+\exp(b + a\,\Phi^{-1}(F_0^*)))`.
 
     :math:`F_0^*` is the mid-point distribution function of the class-0 masses
-    found by :func:`roc_qmm`; :math:`a, b` solve mean :math:`= q` and implied
+    found by :func:`roc_qmm` (:math:`\Phi^{-1}` of it with both tails accurate,
+    ``_midpoint_probit``); :math:`a, b` solve mean :math:`= q` and implied
     AUC :math:`=` ``auc`` exactly (``a < 0`` for an increasing posterior);
     ``target_prior`` at least :data:`MIN_AUC_PRIOR` (module docstring).
     """
@@ -492,6 +526,6 @@ def two_param_qmm(
     xtol, max_iter = _check_solver(xtol, max_iter)
     fit = roc_qmm(f, q, auc, tol=tol, max_iter=max_iter)
     f0 = fit.params["class0_masses"]
-    x = ndtri(_midpoint_cdf(f0))
+    x = _midpoint_probit(f0)
     a, b, post = _qmm(x, f, q, auc, "logistic", what="system (12b) for 2-parameter QMM", xtol=xtol, max_iter=max_iter)
     return Recalibrated(post, {"a": -a, "b": -b, "class0_masses": f0})

@@ -162,7 +162,14 @@ def capped_scaling(
     r"""Capped scaling (4a)-(4b): :math:`\eta_Q = \min(t\,\eta_P, 1)` with :math:`t` solving :math:`E_Q[\eta_Q] = q`.
 
     The mean is continuous and increasing in :math:`t`, from 0 to 1, so the
-    root is bracketed by :math:`[q / E_Q\eta_P,\ 1/\min\eta_P]`; when
+    root lies in :math:`[t_0,\ 1/\min\eta_P]` with :math:`t_0 = q / E_Q\eta_P`
+    (the root when nothing is capped).  Brent's method solves for
+    :math:`v = \log(t/t_0)`, so ``xtol`` bounds the *relative* error of
+    :math:`t` whatever its size (a tiny ``target_prior``, a bracket spanning
+    hundreds of decades); the mean is linear in :math:`t` between the
+    breakpoints :math:`1/\eta_P`, so one Newton step on :math:`t` with the
+    capped set of that root, :math:`t = (q - Q[\text{capped}]) / E_Q[\eta_P
+    1\{\text{uncapped}\}]`, removes the rounding of :math:`\log t`.  When
     :math:`1/\min\eta_P` overflows (a subnormal posterior) the largest float
     closes the bracket, and a root beyond it (a :math:`t` outside the float
     range) is refused, naming ``posteriors`` and ``target_prior``.
@@ -170,28 +177,34 @@ def capped_scaling(
     eta, f = _posteriors_and_masses(posteriors, target_masses)
     q = check_open_unit(target_prior, "target_prior")
     xtol, max_iter = _check_solver(xtol, max_iter)
+    t_max = float(np.finfo(float).max)
+    with np.errstate(over="ignore", divide="ignore"):  # E_Q eta can underflow to 0 for subnormal posteriors
+        t0 = float(np.divide(q, f @ eta))
+    log_hi = min(-math.log(eta.min()), math.log(t_max))  # log(1 / min eta), finite for a subnormal posterior
 
-    def excess(t: float) -> float:
-        return float(f @ np.minimum(t * eta, 1.0)) - q
+    def factor(v: float) -> float:  # t0 e^v; e^v alone overflows beyond v = 709.78 while t0 e^v may not
+        return t0 * math.exp(v) if v < 700.0 else float(np.exp(np.log(t0) + v))
 
-    lo = q / float(f @ eta)
-    with np.errstate(divide="ignore", over="ignore"):
-        hi = 1.0 / eta.min()
-    if np.isfinite(hi):
-        t = _solve_increasing(excess, lo, hi, what="eq. (4b) for t", xtol=xtol, max_iter=max_iter)
-    else:  # bracket up to the largest float, solved for log t (Brent on [lo, 1.8e308] would crawl)
-        log_hi = float(np.log(np.finfo(float).max))
-        if excess(np.exp(log_hi)) < 0.0:
-            raise InfeasibleSystemError(
-                f"eq. (4b) for t has no solution in the float range: posteriors as small as {eta.min()!r} would need "
-                f"a factor t above {np.exp(log_hi):.3g} to reach target_prior = {q!r}"
-            )
-        log_t = _solve_increasing(lambda u: excess(np.exp(u)), np.log(lo), log_hi, what="eq. (4b) for log t",
-                                  xtol=xtol, max_iter=max_iter)
-        t = float(np.exp(log_t))
+    def excess(v: float) -> float:
+        with np.errstate(over="ignore"):
+            return float(f @ np.minimum(factor(v) * eta, 1.0)) - q
+
+    if not (math.isfinite(t0) and excess(log_hi - math.log(t0)) >= 0.0):
+        raise InfeasibleSystemError(
+            f"eq. (4b) for t has no solution in the float range: posteriors as small as {eta.min()!r} would need "
+            f"a factor t above {t_max:.3g} to reach target_prior = {q!r}"
+        )
+    v = _solve_increasing(excess, 0.0, log_hi - math.log(t0), what="eq. (4b) for log(t / t0)",
+                          xtol=xtol, max_iter=max_iter)
+    t = factor(v)
+    capped = t * eta >= 1.0
+    uncapped_mean = float(f[~capped] @ eta[~capped])
+    polished = (q - float(f[capped].sum())) / uncapped_mean if uncapped_mean > 0.0 else t
+    if np.array_equal(polished * eta >= 1.0, capped):
+        t = polished
     post = np.minimum(t * eta, 1.0)
     _check_residual(float(f @ post), q, "eq. (4b) (target mean)")
-    return Recalibrated(post, {"t": t, "n_capped": int(np.sum(t * eta >= 1.0))})
+    return Recalibrated(post, {"t": t, "n_capped": int(np.sum(post >= 1.0))})
 
 
 def label_shift(posteriors, source_prior, target_prior) -> Recalibrated:
