@@ -105,8 +105,9 @@ KINDS = {
 }
 
 
-def main_thread_ms(trace: Path) -> dict[str, float]:
-    """Self time (ms) of each kind of work on the page's main thread (the one that parsed the HTML)."""
+def _main_thread(trace: Path) -> list[tuple[dict, float, dict | None]]:
+    """The events of the page's main thread (the one that parsed the HTML), each with its self time (us)
+    -- its duration less that of the events nested in it -- and the innermost script event it runs in."""
     events = json.loads(trace.read_text())
     events = events["traceEvents"] if isinstance(events, dict) else events
     parses = defaultdict(int)
@@ -116,19 +117,52 @@ def main_thread_ms(trace: Path) -> dict[str, float]:
     thread = max(parses, key=parses.get)
     spans = sorted((e for e in events if (e["pid"], e["tid"]) == thread and e.get("ph") == "X"),
                    key=lambda e: (e["ts"], -e.get("dur", 0)))
-    own, stack = [], []  # self time: duration less that of the events nested in it
+    own, script, stack = [], [], []
     for e in spans:
         while stack and stack[-1][0]["ts"] + stack[-1][0].get("dur", 0) <= e["ts"]:
             stack.pop()
         if stack:
             own[stack[-1][1]] -= e.get("dur", 0)
+        outer = stack[-1][2] if stack else None
         own.append(e.get("dur", 0))
-        stack.append((e, len(own) - 1))
+        script.append(e if _script_url(e) is not None else outer)
+        stack.append((e, len(own) - 1, script[-1]))
+    return list(zip(spans, own, script))
+
+
+def _script_url(event: dict) -> str | None:
+    """The script file an event runs (compiles, evaluates, calls into), ``None`` for other events."""
+    if event["name"] not in {"EvaluateScript", "FunctionCall", "v8.compile", "v8.produceCache"}:
+        return None
+    data = event.get("args", {}).get("data", {})
+    return data.get("url") or data.get("fileName") or None
+
+
+def main_thread_ms(trace: Path) -> dict[str, float]:
+    """Self time (ms) of each kind of work on the page's main thread."""
     kind_of = {name: kind for kind, names in KINDS.items() for name in names}
     ms = defaultdict(float)
-    for e, t in zip(spans, own):
+    for e, t, _ in _main_thread(trace):
         ms[kind_of.get(e["name"], "other (loading, event loop)")] += t / 1000
     return dict(ms)
+
+
+def script_ms(trace: Path) -> dict[str, dict[str, float]]:
+    """Main-thread time (ms) spent inside each script file: ``{file: {"script": ms, "style and layout": ms,
+    "other": ms}}`` -- the script's own work, the style and layout it forces, the rest it causes (e.g. a
+    parse of HTML it inserts).  The page's inline scripts are ``(inline)``."""
+    kind_of = {name: kind for kind, names in KINDS.items() for name in names}
+    ms: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    page = None
+    for e, t, script in _main_thread(trace):
+        if e["name"] == "ParseHTML" and page is None:
+            page = e.get("args", {}).get("beginData", {}).get("url")
+        if script is None:
+            continue
+        url = _script_url(script)
+        kind = kind_of.get(e["name"], "other")
+        ms[url]["script" if kind == "script" else "style and layout" if kind in {"style", "layout"} else "other"] += t / 1000
+    return {("(inline)" if url == page else url.split("/")[-1].split("?")[0]): dict(row) for url, row in ms.items()}
 
 
 def page_bytes(page: Path) -> dict[str, int]:
@@ -158,19 +192,28 @@ def page_bytes(page: Path) -> dict[str, int]:
 
 
 def profile(html: Path, name: str) -> str:
-    """One traced visit of ``name`` and of the intro page: main-thread time by kind and bytes by part."""
-    rows = {}
+    """One traced visit of ``name`` and of the intro page: main-thread time by kind, time in each script
+    file, and bytes by part."""
+    rows, scripts = {}, {}
     with offline_browser() as (context, _), tempfile.TemporaryDirectory() as tmp:
         for page in dict.fromkeys([BASELINE, name]):
             trace = Path(tmp) / "trace.json"
             drawn = time_page(context, html / f"{page}.html", trace)
             rows[page] = {"drawn": drawn["ms"], **main_thread_ms(trace)}
+            scripts[page] = script_ms(trace)
     kinds = sorted({k for row in rows.values() for k in row if k != "drawn"}, key=lambda k: -rows[name].get(k, 0))
     lines = [f"| main thread (ms, {THROTTLE}x throttled) | " + " | ".join(p.split("/")[-1] for p in rows) + " |",
              "|---|" + "---:|" * len(rows)]
     for kind in ["drawn", *kinds]:
         lines.append(f"| {'navigation to drawn' if kind == 'drawn' else kind} | "
                      + " | ".join(f"{row.get(kind, 0):.0f}" for row in rows.values()) + " |")
+    files = sorted({f for row in scripts.values() for f in row}, key=lambda f: -sum(scripts[name].get(f, {}).values()))
+    lines += ["", "| in script file (ms: own, style and layout, other) | " + " | ".join(p.split("/")[-1] for p in rows)
+              + " |", "|---|" + "---:|" * len(rows)]
+    for file in files:
+        cells = [scripts[page].get(file, {}) for page in rows]
+        lines.append(f"| {file} | " + " | ".join(
+            " / ".join(f"{c.get(k, 0):.0f}" for k in ("script", "style and layout", "other")) for c in cells) + " |")
     sizes = {page: page_bytes(html / f"{page}.html") for page in rows}
     lines += ["", "| bytes | " + " | ".join(p.split("/")[-1] for p in rows) + " |", "|---|" + "---:|" * len(rows)]
     for part in sizes[name]:

@@ -365,6 +365,15 @@ def test_search_index_on_a_page_other_than_search_is_caught(tmp_path, browser):
     assert any("slow on load: loads the search index searchindex.js" in p for p in problems), problems
 
 
+def test_font_awesome_script_is_caught(tmp_path, browser):
+    """The theme loaded Font Awesome's 1.5 MB script on every page to draw a few icons; the build draws them."""
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "fontawesome.js").write_text("window.FontAwesome = {};\n")
+    script = '<script defer src="scripts/fontawesome.js?digest=1"></script>'
+    problems = check_page(browser[0], page(tmp_path, GOOD, head=THEME_MODE + script), axe=False)["problems"]
+    assert any("slow on load: loads the Font Awesome script scripts/fontawesome.js" in p for p in problems), problems
+
+
 #: pydata-sphinx-theme's overflow check (0.17, ``addTabStopsToScrollableElements``), deferred at the end of the
 #: body: every code block and table container at once on ``load``, each that does not scroll marked tabindex=-1.
 THEME_CHECK = """(() => {
