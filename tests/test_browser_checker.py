@@ -294,6 +294,18 @@ def test_boxes_that_scroll_show_it(tmp_path, browser):
     assert report["scroll_boxes"] == {1280: 2, 390: 3}  # the formula fits at 1280 px
 
 
+#: A notebook output wider than the column (the fourth kind of box scroll-sign.js and scroll-stops.js look for).
+WIDE_OUTPUT = ('<div class="cell_output"><div class="output text_plain" style="overflow-x: auto"><pre style="margin: 0">'
+               + " ".join(f"{i:.6f}" for i in range(40)) + "</pre></div></div>")
+
+
+def test_every_kind_of_box_is_found(tmp_path, browser):
+    """The scripts find each kind of box by tag or class: each one that scrolls is a tab stop (axe) and shows it."""
+    report = check_page(browser[0], page(tmp_path, GOOD + WIDE + WIDE_BOXES + WIDE_OUTPUT))
+    assert report["problems"] == [], report["problems"]
+    assert report["scroll_boxes"] == {1280: 3, 390: 4}
+
+
 def test_box_that_scrolls_without_a_sign_is_caught(tmp_path, browser):
     problems = check_page(browser[0], page(tmp_path, GOOD + WIDE + WIDE_BOXES, edit=_without("scroll-sign.js")), axe=False)["problems"]
     unsigned = [p for p in problems if "scroll sideways" in p and "without showing it" in p]
