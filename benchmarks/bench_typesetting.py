@@ -1,6 +1,7 @@
 """Time until every formula of a page is drawn, on a phone-class CPU: each chapter against the intro page.
 
-Run: ``.venv/bin/python benchmarks/bench_typesetting.py [--build _build] [--rounds 3]`` after a book build.
+Run: ``.venv/bin/python benchmarks/bench_typesetting.py [--build _build] [--rounds 3]`` after a book build
+(``--against OTHER_BUILD``: the pages of another build too, visited in the same rounds, for a before/after).
 Each page is opened in headless Chromium with no network (``book/_ext/browser.py``) at a phone's width
 (390 px) with the CPU throttled 4x (CDP ``Emulation.setCPUThrottlingRate``), and timed from the start
 of navigation until the page has loaded, its fonts are ready, MathJax has typeset it when the page
@@ -73,23 +74,25 @@ def time_page(context, path: Path, trace: Path | None = None) -> dict:
     return drawn
 
 
-def measure(html: Path, rounds: int) -> dict[str, dict]:
-    """Best of ``rounds`` alternating visits of every page: ``{page: {"s", "mathjax", "formulas"}}``."""
+def measure(builds: dict[str, Path], rounds: int) -> dict[str, dict[str, dict]]:
+    """Best of ``rounds`` alternating visits of every page of every build (``{label: html directory}``):
+    ``{label: {page: {"s", "mathjax", "formulas"}}}``.  Each round visits every page of every build, the first
+    visit rotating, so that two builds compared are measured under the same load."""
     if rounds < 1:
         raise ValueError(f"rounds must be at least 1, got {rounds}")
-    names = pages(html)
-    best: dict[str, dict] = {}
+    visits = [(label, name) for label, html in builds.items() for name in pages(html)]
+    best: dict[tuple[str, str], dict] = {}
     with offline_browser() as (context, blocked):
         for r in range(rounds):
-            for name in names[r % len(names):] + names[: r % len(names)]:
-                drawn = time_page(context, html / f"{name}.html")
+            for label, name in visits[r % len(visits):] + visits[: r % len(visits)]:
+                drawn = time_page(context, builds[label] / f"{name}.html")
                 s = drawn["ms"] / 1000
-                print(f"round {r + 1}: {name} {s:.2f} s ({drawn['formulas']} formulas)", flush=True)
-                if name not in best or s < best[name]["s"]:
-                    best[name] = {"s": s, "mathjax": drawn["mathjax"], "formulas": drawn["formulas"]}
+                print(f"round {r + 1}: {label} {name} {s:.2f} s ({drawn['formulas']} formulas)", flush=True)
+                if (label, name) not in best or s < best[label, name]["s"]:
+                    best[label, name] = {"s": s, "mathjax": drawn["mathjax"], "formulas": drawn["formulas"]}
         if blocked:
             raise RuntimeError(f"pages tried to leave the local files: {blocked[:5]}")
-    return {name: best[name] for name in names}
+    return {label: {name: best[label, name] for lab, name in visits if lab == label} for label in builds}
 
 
 #: Chrome's trace events by the kind of work they are (the rest: loading the files, the event loop).
@@ -105,30 +108,60 @@ KINDS = {
 }
 
 
-def main_thread_ms(trace: Path) -> dict[str, float]:
-    """Self time (ms) of each kind of work on the page's main thread (the one that parsed the HTML)."""
+def _main_thread(trace: Path, url: str) -> list[tuple[dict, float, dict | None]]:
+    """The events of the page's main thread (the one that parsed ``url``), each with its self time (us)
+    -- its duration less that of the events nested in it -- and the innermost script event it runs in."""
     events = json.loads(trace.read_text())
     events = events["traceEvents"] if isinstance(events, dict) else events
     parses = defaultdict(int)
     for e in events:
-        if e.get("name") == "ParseHTML":
+        if e.get("name") == "ParseHTML" and e.get("args", {}).get("beginData", {}).get("url") == url:
             parses[e["pid"], e["tid"]] += 1
     thread = max(parses, key=parses.get)
     spans = sorted((e for e in events if (e["pid"], e["tid"]) == thread and e.get("ph") == "X"),
                    key=lambda e: (e["ts"], -e.get("dur", 0)))
-    own, stack = [], []  # self time: duration less that of the events nested in it
+    own, script, stack = [], [], []
     for e in spans:
         while stack and stack[-1][0]["ts"] + stack[-1][0].get("dur", 0) <= e["ts"]:
             stack.pop()
         if stack:
             own[stack[-1][1]] -= e.get("dur", 0)
+        outer = stack[-1][2] if stack else None
         own.append(e.get("dur", 0))
-        stack.append((e, len(own) - 1))
+        script.append(e if _script_url(e) is not None else outer)
+        stack.append((e, len(own) - 1, script[-1]))
+    return list(zip(spans, own, script))
+
+
+def _script_url(event: dict) -> str | None:
+    """The script file an event runs (compiles, evaluates, calls into), ``None`` for other events."""
+    if event["name"] not in {"EvaluateScript", "FunctionCall", "v8.compile", "v8.produceCache"}:
+        return None
+    data = event.get("args", {}).get("data", {})
+    return data.get("url") or data.get("fileName") or None
+
+
+def main_thread_ms(trace: Path, url: str) -> dict[str, float]:
+    """Self time (ms) of each kind of work on the page's main thread."""
     kind_of = {name: kind for kind, names in KINDS.items() for name in names}
     ms = defaultdict(float)
-    for e, t in zip(spans, own):
+    for e, t, _ in _main_thread(trace, url):
         ms[kind_of.get(e["name"], "other (loading, event loop)")] += t / 1000
     return dict(ms)
+
+
+def script_ms(trace: Path, url: str) -> dict[str, dict[str, float]]:
+    """Main-thread time (ms) spent inside each script file: ``{file: {"script": ms, "style and layout": ms,
+    "other": ms}}`` -- the script's own work, the style and layout it forces, the rest it causes (e.g. a
+    parse of HTML it inserts).  The page's inline scripts are ``(inline)``."""
+    kind_of = {name: kind for kind, names in KINDS.items() for name in names}
+    ms: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    for e, t, script in _main_thread(trace, url):
+        if script is None:
+            continue
+        kind = kind_of.get(e["name"], "other")
+        ms[_script_url(script)]["script" if kind == "script" else "style and layout" if kind in {"style", "layout"} else "other"] += t / 1000
+    return {("(inline)" if file == url else file.split("/")[-1].split("?")[0]): dict(row) for file, row in ms.items()}
 
 
 def page_bytes(page: Path) -> dict[str, int]:
@@ -158,19 +191,29 @@ def page_bytes(page: Path) -> dict[str, int]:
 
 
 def profile(html: Path, name: str) -> str:
-    """One traced visit of ``name`` and of the intro page: main-thread time by kind and bytes by part."""
-    rows = {}
+    """One traced visit of ``name`` and of the intro page: main-thread time by kind, time in each script
+    file, and bytes by part."""
+    rows, scripts = {}, {}
     with offline_browser() as (context, _), tempfile.TemporaryDirectory() as tmp:
         for page in dict.fromkeys([BASELINE, name]):
             trace = Path(tmp) / "trace.json"
             drawn = time_page(context, html / f"{page}.html", trace)
-            rows[page] = {"drawn": drawn["ms"], **main_thread_ms(trace)}
+            url = (html / f"{page}.html").resolve().as_uri()
+            rows[page] = {"drawn": drawn["ms"], **main_thread_ms(trace, url)}
+            scripts[page] = script_ms(trace, url)
     kinds = sorted({k for row in rows.values() for k in row if k != "drawn"}, key=lambda k: -rows[name].get(k, 0))
     lines = [f"| main thread (ms, {THROTTLE}x throttled) | " + " | ".join(p.split("/")[-1] for p in rows) + " |",
              "|---|" + "---:|" * len(rows)]
     for kind in ["drawn", *kinds]:
         lines.append(f"| {'navigation to drawn' if kind == 'drawn' else kind} | "
                      + " | ".join(f"{row.get(kind, 0):.0f}" for row in rows.values()) + " |")
+    files = sorted({f for row in scripts.values() for f in row}, key=lambda f: -sum(scripts[name].get(f, {}).values()))
+    lines += ["", "| in script file (ms: own, style and layout, other) | " + " | ".join(p.split("/")[-1] for p in rows)
+              + " |", "|---|" + "---:|" * len(rows)]
+    for file in files:
+        cells = [scripts[page].get(file, {}) for page in rows]
+        lines.append(f"| {file} | " + " | ".join(
+            " / ".join(f"{c.get(k, 0):.0f}" for k in ("script", "style and layout", "other")) for c in cells) + " |")
     sizes = {page: page_bytes(html / f"{page}.html") for page in rows}
     lines += ["", "| bytes | " + " | ".join(p.split("/")[-1] for p in rows) + " |", "|---|" + "---:|" * len(rows)]
     for part in sizes[name]:
@@ -193,19 +236,25 @@ def main() -> None:
     parser.add_argument("--build", default=str(ROOT / "_build"), help="the build directory that holds html/")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--profile", metavar="PAGE", help="trace one visit of PAGE (e.g. book/ch03_multiclass_lp)")
+    parser.add_argument("--against", metavar="BUILD", help="another build directory, measured in the same rounds")
     args = parser.parse_args()
-    html = Path(args.build) / "html"
-    if not (html / f"{BASELINE}.html").is_file():
-        raise SystemExit(f"{html / BASELINE}.html not found: build the book first (make book)")
+    builds = {"build": Path(args.build) / "html"}
+    if args.against:
+        builds["against"] = Path(args.against) / "html"
+    for html in builds.values():
+        if not (html / f"{BASELINE}.html").is_file():
+            raise SystemExit(f"{html / BASELINE}.html not found: build the book first (make book)")
     if args.profile:
+        html = builds["build"]
         if not (html / f"{args.profile}.html").is_file():
             raise SystemExit(f"{html / args.profile}.html not found (a page as book/ch03_multiclass_lp)")
         print(profile(html, args.profile))
         return
     load = os.getloadavg()[0]
-    best = measure(html, args.rounds)
-    print(f"\n{THROTTLE}x CPU throttling, {WIDTH} px, best of {args.rounds}, load {max(load, os.getloadavg()[0]):.1f}\n")
-    print(markdown(best))
+    best = measure(builds, args.rounds)
+    print(f"\n{THROTTLE}x CPU throttling, {WIDTH} px, best of {args.rounds}, load {max(load, os.getloadavg()[0]):.1f}")
+    for label, rows in best.items():
+        print(f"\n{label}: {builds[label].parent}\n\n{markdown(rows)}")
 
 
 if __name__ == "__main__":

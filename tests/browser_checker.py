@@ -222,13 +222,16 @@ _TYPESETTER = """() => {
 }"""
 
 #: Work on load that a long page cannot afford on a phone (benchmarks/bench_typesetting.py): Sphinx's search
-#: index loaded by a page other than the search page, and the theme's overflow check of every block at
-#: once (it marks each block that does not scroll ``tabindex="-1"``; scroll-stops.js checks each block as
-#: it comes near the window and marks none so).
+#: index loaded by a page other than the search page, Font Awesome's icon script (1.5 MB, watching every node
+#: the page inserts; book/_ext/inline_icons.py writes the icons at build time), and the theme's overflow check
+#: of every block at once (it marks each block that does not scroll ``tabindex="-1"``; scroll-stops.js checks
+#: each block as it comes near the window and marks none so).
 _SLOW_ON_LOAD = """() => {
   const slow = [];
   const index = [...document.scripts].map((s) => s.getAttribute('src') || '').find((s) => /(^|\\/)searchindex\\.js/.test(s));
   if (index && !/(^|\\/)search\\.html$/.test(location.pathname)) slow.push('loads the search index ' + index);
+  const icons = [...document.scripts].map((s) => s.getAttribute('src') || '').find((s) => /(^|\\/)fontawesome(\\.min)?\\.js/.test(s));
+  if (icons) slow.push('loads the Font Awesome script ' + icons + ' (icons are inline SVG from the build)');
   const marked = document.querySelectorAll('pre[tabindex="-1"], .cell_output > .output[tabindex="-1"], '
       + '.pst-scrollable-table-container[tabindex="-1"]').length;
   if (marked) slow.push(`the theme checked every block for overflow on load (${marked} marked tabindex=-1)`);

@@ -294,6 +294,18 @@ def test_boxes_that_scroll_show_it(tmp_path, browser):
     assert report["scroll_boxes"] == {1280: 2, 390: 3}  # the formula fits at 1280 px
 
 
+#: A notebook output wider than the column (the fourth kind of box scroll-sign.js and scroll-stops.js look for).
+WIDE_OUTPUT = ('<div class="cell_output"><div class="output text_plain" style="overflow-x: auto"><pre style="margin: 0">'
+               + " ".join(f"{i:.6f}" for i in range(40)) + "</pre></div></div>")
+
+
+def test_every_kind_of_box_is_found(tmp_path, browser):
+    """The scripts find each kind of box by tag or class: each one that scrolls is a tab stop (axe) and shows it."""
+    report = check_page(browser[0], page(tmp_path, GOOD + WIDE + WIDE_BOXES + WIDE_OUTPUT))
+    assert report["problems"] == [], report["problems"]
+    assert report["scroll_boxes"] == {1280: 3, 390: 4}
+
+
 def test_box_that_scrolls_without_a_sign_is_caught(tmp_path, browser):
     problems = check_page(browser[0], page(tmp_path, GOOD + WIDE + WIDE_BOXES, edit=_without("scroll-sign.js")), axe=False)["problems"]
     unsigned = [p for p in problems if "scroll sideways" in p and "without showing it" in p]
@@ -363,6 +375,15 @@ def test_search_index_on_a_page_other_than_search_is_caught(tmp_path, browser):
     index = '<script src="searchindex.js"></script>'
     problems = check_page(browser[0], page(tmp_path, GOOD, head=THEME_MODE + index), axe=False)["problems"]
     assert any("slow on load: loads the search index searchindex.js" in p for p in problems), problems
+
+
+def test_font_awesome_script_is_caught(tmp_path, browser):
+    """The theme loaded Font Awesome's 1.5 MB script on every page to draw a few icons; the build draws them."""
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "fontawesome.js").write_text("window.FontAwesome = {};\n")
+    script = '<script defer src="scripts/fontawesome.js?digest=1"></script>'
+    problems = check_page(browser[0], page(tmp_path, GOOD, head=THEME_MODE + script), axe=False)["problems"]
+    assert any("slow on load: loads the Font Awesome script scripts/fontawesome.js" in p for p in problems), problems
 
 
 #: pydata-sphinx-theme's overflow check (0.17, ``addTabStopsToScrollableElements``), deferred at the end of the

@@ -25,16 +25,25 @@ const PACKAGES = [
 ];
 
 // Markup that the style sheet or the HTML parser gives every formula anyway is left out of each
-// (150 kB of a long chapter's 1.8 MB): the container's style, the same for all, goes to the style
+// (190 kB of a long chapter's 1.8 MB): the container's style, the same for all, goes to the style
 // sheet; <math> needs no xmlns in HTML, whose parser puts it in the MathML namespace; the style sheet
-// makes the assistive MathML unselectable (user-select: none) without IE's `unselectable`.
+// makes the assistive MathML unselectable (user-select: none) without IE's `unselectable`; its rules
+// for the container select it by its class MathJax, not by jax="CHTML" (the same specificity, see
+// CONTAINER); no rule reads the assistive MathML's display="inline" (only display="block"), and
+// its <math> carries the display mode for assistive technology.
 function slim(adaptor, container, shared) {
   if (adaptor.getAttribute(container, "style") === shared) adaptor.removeAttribute(container, "style");
+  if (adaptor.hasClass(container, "MathJax")) adaptor.removeAttribute(container, "jax");
   const assistive = adaptor.lastChild(container);
   if (adaptor.kind(assistive) !== "mjx-assistive-mml") return;
   adaptor.removeAttribute(assistive, "unselectable");
+  if (adaptor.getAttribute(assistive, "display") === "inline") adaptor.removeAttribute(assistive, "display");
   adaptor.removeAttribute(adaptor.firstChild(assistive), "xmlns");
 }
+
+// The style sheet's selector of a formula's container, and the one that replaces it: an attribute and a
+// class weigh the same in the cascade, so every rule keeps its place against the book's style sheets.
+const CONTAINER = [/mjx-container\[jax="CHTML"\]/g, "mjx-container.MathJax"];
 
 function main(request) {
   const errors = [];
@@ -58,7 +67,8 @@ function main(request) {
     slim(adaptor, node, shared);
     return adaptor.outerHTML(node);
   });
-  const css = adaptor.textContent(chtml.styleSheet(doc)) + `\nmjx-container[jax="CHTML"] {\n  ${shared}\n}\n`;
+  const css = (adaptor.textContent(chtml.styleSheet(doc)) + `\nmjx-container[jax="CHTML"] {\n  ${shared}\n}\n`)
+    .replace(...CONTAINER);
   return {html, errors, css};
 }
 
