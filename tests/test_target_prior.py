@@ -321,7 +321,6 @@ def test_iteration_limit_raises():
         (lambda: target_prior.midpoint_cdf([0.5, 0.6]), "masses"),
         (lambda: target_prior.empirical_distribution([]), "sample"),
         # solver options and options are checked under their public names before any solver runs
-        (lambda: target_prior.capped_scaling(ETA, F, Q, xtol=None), "xtol"),
         (lambda: target_prior.fjs(ETA, F, P, Q, xtol=float("nan")), "xtol"),
         (lambda: target_prior.platt(ETA, F, Q, 0.8, xtol=2.0), "xtol"),
         (lambda: target_prior.cspd(ETA, F, Q, 0.8, xtol=True), "xtol"),

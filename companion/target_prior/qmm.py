@@ -134,7 +134,8 @@ def _intercept(x, f, q, a, link, *, xtol, max_iter) -> tuple[float, np.ndarray]:
 
     guesses = [c for c in (linear, step) if np.isfinite(c)]
     c0 = min(guesses, key=lambda c: abs(excess(c)))
-    c = _solve_increasing(excess, c0 - 1.0, c0 + 1.0, what=what, xtol=xtol, max_iter=max_iter)
+    half = max(1.0, abs(c0) * 2.0**-40)  # a bracket wider than the rounding of c0 (|c0| reaches 1e19 at a = 1e20)
+    c = _solve_increasing(excess, c0 - half, c0 + half, what=what, xtol=xtol, max_iter=max_iter)
     return c - a * float(x[k]), dx + c
 
 
@@ -192,7 +193,7 @@ def _qmm(x, f, q, auc, link, *, what, xtol, max_iter) -> tuple[float, float, np.
         scale = float(np.max(np.abs(dev[f > 0.0])))
         spread = scale * float(np.sqrt(f @ (dev / scale) ** 2))
     lo = np.log(1e-3) - np.log(spread) if spread < 1e-150 else np.log(1e-3 / spread)
-    hi = lo
+    hi, step = lo, np.log(2.0)
     g_lo = g_hi = auc_gap(lo)
     for _ in range(max_iter):
         if g_lo < 0.0 <= g_hi:
@@ -201,11 +202,17 @@ def _qmm(x, f, q, auc, link, *, what, xtol, max_iter) -> tuple[float, float, np.
             hi, g_hi = lo, g_lo
             lo += np.log((auc - 0.5) / (g_lo + auc - 0.5)) - np.log(2.0)
             g_lo = auc_gap(lo)
-        else:  # too flat: double a
+        else:  # too flat: double a, and square the factor while the implied AUC does not move (a plateau)
             lo, g_lo = hi, g_hi
-            hi += np.log(2.0)
+            hi += step
+            if not np.isfinite(np.exp(hi) * spread):
+                raise InfeasibleSystemError(
+                    f"{what} has no solution in the float range: the implied AUC stays at {auc + g_lo!r}, below "
+                    f"auc = {auc!r}, for every slope a up to {np.exp(lo):.6g}"
+                )
             g_hi = auc_gap(hi)
-            if g_hi <= g_lo:
+            step = 2.0 * step if g_hi <= g_lo else np.log(2.0)
+            if g_hi <= g_lo and limit - auc - g_lo <= 64 * np.finfo(float).eps:  # within rounding of the limit
                 raise InfeasibleSystemError(
                     f"{what} has no solution in floating point: the implied AUC stops increasing at {auc + g_lo!r} "
                     f"(a = {np.exp(lo):.6g}), {limit - auc - g_lo:.3g} below its limit {limit!r} and short of auc = {auc!r}"

@@ -26,7 +26,7 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 from scipy.optimize import brentq
-from scipy.special import expit, logit, logsumexp, ndtr, ndtri
+from scipy.special import logit, logsumexp, ndtr, ndtri
 
 from .._checks import (
     ConvergenceError,
@@ -48,7 +48,8 @@ __all__ = ["InfeasibleSystemError", "Recalibrated", "capped_scaling", "label_shi
 RESIDUAL_TOL = 1e-11
 
 
-_LINKS: dict[str, tuple[Callable, Callable]] = {"logistic": (expit, logit), "normal": (ndtr, ndtri)}
+#: The links F and F^{-1} of (8a)-(8b); the logistic one keeps subnormal values (scipy's expit flushes them to 0).
+_LINKS: dict[str, tuple[Callable, Callable]] = {"logistic": (_expit, logit), "normal": (ndtr, ndtri)}
 
 
 class InfeasibleSystemError(ValueError):
@@ -156,53 +157,59 @@ def _check_residual(value: float, target: float, what: str) -> None:
 # ---------------------------------------------------------------------------
 
 
-def capped_scaling(
-    posteriors, target_masses, target_prior, *, xtol: float = 1e-15, max_iter: int = 200
-) -> Recalibrated:
+def capped_scaling(posteriors, target_masses, target_prior) -> Recalibrated:
     r"""Capped scaling (4a)-(4b): :math:`\eta_Q = \min(t\,\eta_P, 1)` with :math:`t` solving :math:`E_Q[\eta_Q] = q`.
 
-    The mean is continuous and increasing in :math:`t`, from 0 to 1, so the
-    root lies in :math:`[t_0,\ 1/\min\eta_P]` with :math:`t_0 = q / E_Q\eta_P`
-    (the root when nothing is capped).  Brent's method solves for
-    :math:`v = \log(t/t_0)`, so ``xtol`` bounds the *relative* error of
-    :math:`t` whatever its size (a tiny ``target_prior``, a bracket spanning
-    hundreds of decades); the mean is linear in :math:`t` between the
-    breakpoints :math:`1/\eta_P`, so one Newton step on :math:`t` with the
-    capped set of that root, :math:`t = (q - Q[\text{capped}]) / E_Q[\eta_P
-    1\{\text{uncapped}\}]`, removes the rounding of :math:`\log t`.  When
-    :math:`1/\min\eta_P` overflows (a subnormal posterior) the largest float
-    closes the bracket, and a root beyond it (a :math:`t` outside the float
-    range) is refused, naming ``posteriors`` and ``target_prior``.
+    Solved exactly, with one sort and no iteration.  The mean is continuous and
+    increasing in :math:`t` and linear between the breakpoints
+    :math:`1/\eta_P`: with the posteriors in decreasing order and the first
+    :math:`k` of them capped, :math:`t_k = (q - F_k)/S_k`, :math:`F_k` the
+    target mass of the capped scores and :math:`S_k = E_Q[\eta_P\,1\{\text{uncapped}\}]`,
+    and the root is the :math:`t_k` that caps exactly those :math:`k`
+    (:math:`t_k\eta_{(k)} \ge 1 > t_k\eta_{(k+1)}`).  Above :math:`q = 1/2` the
+    numerator is written :math:`(1 - F_k) - (1 - q)`, the uncapped mass summed
+    from below, so a prior within rounding of 1 keeps its digits.  The
+    posteriors are scaled by a power of two (exact) before the products, so
+    subnormal posteriors keep their digits; a :math:`t` beyond the largest
+    float is refused, naming ``posteriors`` and ``target_prior``.
     """
     eta, f = _posteriors_and_masses(posteriors, target_masses)
     q = check_open_unit(target_prior, "target_prior")
-    xtol, max_iter = _check_solver(xtol, max_iter)
-    t_max = float(np.finfo(float).max)
-    with np.errstate(over="ignore", divide="ignore"):  # E_Q eta can underflow to 0 for subnormal posteriors
-        t0 = float(np.divide(q, f @ eta))
-    log_hi = min(-math.log(eta.min()), math.log(t_max))  # log(1 / min eta), finite for a subnormal posterior
+    order = np.argsort(-eta, kind="stable")
+    e, w = eta[order], f[order]
+    shift = min(1022, 1 - math.frexp(float(e[-1]))[1])  # w e 2^shift: exact scaling, no term below the normal range
+    below = np.cumsum((w * np.ldexp(e, shift))[::-1])[::-1]  # S_k 2^shift, summed from the smallest term
+    if q <= 0.5:
+        numerator = q - np.concatenate(([0.0], np.cumsum(w)[:-1]))  # q - F_k
+    else:
+        numerator = np.cumsum(w[::-1])[::-1] - (1.0 - q)  # (1 - F_k) - (1 - q), both from the smallest term
+    # t_k = numerator / below * 2^shift as a mantissa and an exponent: no product below can overflow or underflow
+    n_mant, n_exp = np.frexp(numerator)
+    b_mant, b_exp = np.frexp(below)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t_mant, t_exp = n_mant / b_mant, n_exp - b_exp + shift
+    e_mant, e_exp = np.frexp(e)
 
-    def factor(v: float) -> float:  # t0 e^v; e^v alone overflows beyond v = 709.78 while t0 e^v may not
-        return t0 * math.exp(v) if v < 700.0 else float(np.exp(np.log(t0) + v))
+    def scaled(i, k):  # t_k * e[i], under/overflowing only where the value itself does
+        with np.errstate(over="ignore", under="ignore"):
+            return np.ldexp(t_mant[k] * e_mant[i], t_exp[k] + e_exp[i])
 
-    def excess(v: float) -> float:
-        with np.errstate(over="ignore"):
-            return float(f @ np.minimum(factor(v) * eta, 1.0)) - q
-
-    if not (math.isfinite(t0) and excess(log_hi - math.log(t0)) >= 0.0):
+    ks = np.arange(e.size)
+    with np.errstate(invalid="ignore"):
+        caps_above = np.concatenate(([True], scaled(ks[1:] - 1, ks[1:]) >= 1.0))  # the first k capped ...
+        valid = caps_above & (scaled(ks, ks) < 1.0) & (numerator > 0.0) & (below > 0.0)  # ... and no more
+    # rounding can leave no segment valid only at a breakpoint t = 1 / e_k, where two segments meet
+    k = int(np.argmax(valid)) if np.any(valid) else int(np.argmax(~(scaled(ks, ks) < 1.0) & (numerator > 0.0)))
+    with np.errstate(over="ignore"):
+        t = float(np.ldexp(t_mant[k], t_exp[k]))
+    if not math.isfinite(t):
         raise InfeasibleSystemError(
-            f"eq. (4b) for t has no solution in the float range: posteriors as small as {eta.min()!r} would need "
-            f"a factor t above {t_max:.3g} to reach target_prior = {q!r}"
+            f"eq. (4b) for t has no solution in the float range: posteriors as small as {float(eta.min())!r} need a "
+            f"factor t = {float(t_mant[k])!r} * 2**{int(t_exp[k])} above {np.finfo(float).max:.3g} to reach "
+            f"target_prior = {q!r}"
         )
-    v = _solve_increasing(excess, 0.0, log_hi - math.log(t0), what="eq. (4b) for log(t / t0)",
-                          xtol=xtol, max_iter=max_iter)
-    t = factor(v)
-    capped = t * eta >= 1.0
-    uncapped_mean = float(f[~capped] @ eta[~capped])
-    polished = (q - float(f[capped].sum())) / uncapped_mean if uncapped_mean > 0.0 else t
-    if np.array_equal(polished * eta >= 1.0, capped):
-        t = polished
-    post = np.minimum(t * eta, 1.0)
+    post = np.empty_like(eta)
+    post[order] = np.minimum(scaled(ks, np.full(e.size, k)), 1.0)
     _check_residual(float(f @ post), q, "eq. (4b) (target mean)")
     return Recalibrated(post, {"t": t, "n_capped": int(np.sum(post >= 1.0))})
 
@@ -212,8 +219,9 @@ def label_shift(posteriors, source_prior, target_prior) -> Recalibrated:
 
     :math:`\eta_Q = \frac{(q/p)\,\eta_P}{(q/p)\,\eta_P + \frac{1-q}{1-p}(1-\eta_P)}`; no target
     masses are used, so the target mean equals :math:`q` only when (5) holds.  The same map
-    as :func:`companion.label_shift_recalibration.prior_correction`, evaluated in logit space, so subnormal
-    priors (``5e-324``) give the correct posterior, not NaN.
+    as :func:`companion.label_shift_recalibration.prior_correction`, whose products are formed from
+    mantissas and exponents, so subnormal posteriors and priors (``5e-324``) give the correct posterior,
+    not NaN or 0.
     """
     eta = as_probabilities(posteriors, "posteriors", open_interval=True)
     p = check_open_unit(source_prior, "source_prior")
