@@ -1077,3 +1077,12 @@ def test_qmm_at_the_smallest_normal_prior_keeps_subnormal_posteriors(method):
         mean = mp.fsum(mp.mpf(w) * F(a * v + b) for w, v in zip(f, x))
     assert abs(mean / mp.mpf(q) - 1) < 1e-9
     assert np.all(fit.posteriors > 0.0)
+
+
+def test_roc_qmm_keeps_subnormal_posteriors():
+    """A referee: at q = 5e-324 every posterior of (10b) came out 0; mpmath gives 0, 0, 5e-324, 5e-324, 1.5e-323
+    (the smallest subnormals and their multiples, by the fixed point at 40 digits)."""
+    from companion.target_prior import roc_qmm
+
+    post = roc_qmm([0.1, 0.2, 0.4, 0.2, 0.1], 5e-324, 0.75).posteriors
+    assert post.tolist() == [0.0, 0.0, 5e-324, 5e-324, 1.5e-323]

@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from scipy.special import expit, log_expit, log_ndtr, ndtri
+from scipy.special import log_expit, log_ndtr, ndtri
 
 from .._checks import (
     ConvergenceError,
@@ -33,6 +33,7 @@ from .._checks import (
     check_same_length,
     check_tolerance,
 )
+from .._numerics import _expit
 from .auc import _auc_from_class_masses, _midpoint_cdf
 from .recalibration import (
     InfeasibleSystemError,
@@ -392,7 +393,7 @@ def _roc_step(f0: np.ndarray, f: np.ndarray, q: float, c: float, iteration: str)
     The class-0 factor :math:`1 - \eta` of (10b) is :math:`\mathrm{expit}(-a)`: ``1 - expit(a)``
     keeps no digit of it once :math:`\eta` is within :math:`2^{-53}` of 1.
     """
-    new = f * expit(-_roc_log_odds(f0, q, c, raw_cdf=iteration == "literal-raw"))
+    new = f * _expit(-_roc_log_odds(f0, q, c, raw_cdf=iteration == "literal-raw"))
     return new / new.sum() if iteration == "normalized" else new / (1.0 - q)
 
 
@@ -405,7 +406,7 @@ def _roc_fixed_point(f, q, c, *, iteration, tol, max_iter) -> _RocFixedPoint:
         changes.append(float(np.max(np.abs(new - f0))))
         f0 = new
         if changes[-1] <= tol:
-            posteriors = expit(_roc_log_odds(f0, q, c, raw_cdf=iteration == "literal-raw"))
+            posteriors = _expit(_roc_log_odds(f0, q, c, raw_cdf=iteration == "literal-raw"))
             return _RocFixedPoint(f0, posteriors, np.array(changes))
     raise ConvergenceError(
         f"ROC-QMM fixed-point iteration (11b) did not converge: after max_iter = {max_iter} iterations the "
@@ -505,7 +506,7 @@ def roc_qmm_jacobian(target_masses, target_prior, auc, class0_masses) -> np.ndar
     lower = np.tril(np.ones((n, n))) - 0.5 * np.eye(n)
     z = _midpoint_probit(f0)
     a = np.log(q / (1.0 - q)) - 0.5 * c * c + c * z
-    h = f * expit(-a)
+    h = f * _expit(-a)
     total = h.sum()
     # eta (1 - eta) / phi(z) in logs: at a mass near 0 both factors underflow/overflow alone
     slope = np.exp(log_expit(a) + log_expit(-a) + 0.5 * z * z + 0.5 * np.log(2.0 * np.pi))
