@@ -182,7 +182,7 @@ def weighted_thresholds(cal_scores, y_cal, weights, alpha) -> np.ndarray:
     :math:`\alpha=0.1`, :math:`w^*\propto(9,1,5)`: up to :math:`n\approx2\cdot10^{11}`);
     float32 ``weights`` are compared with float32's epsilon, :math:`2^{29}` times
     larger, so the bound is about :math:`4\cdot10^{5}` for them (:math:`n` up to
-    about 240 in the example; beyond it a genuine shortfall may count as a tie).
+    about 440 in the example, :math:`b = 10`, :math:`m = 9`; beyond it a genuine shortfall may count as a tie).
     Under this condition equal weights (:math:`m=1`) give the split threshold
     of :func:`split_threshold` (no special case), and ``c * weights`` gives
     the same thresholds as ``weights`` for every ``c > 0`` that keeps every

@@ -195,6 +195,8 @@ def _qmm(x, f, q, auc, link, *, what, xtol, max_iter) -> tuple[float, float, np.
         spread = scale * float(np.sqrt(f @ (dev / scale) ** 2))
     lo = np.log(1e-3) - np.log(spread) if spread < 1e-150 else np.log(1e-3 / spread)
     hi, step = lo, np.log(2.0)
+    # the largest slope: a and a * (x - x_k) finite (a factor 2 below the largest float, for rounding)
+    log_top = np.log(np.finfo(float).max) - max(0.0, np.log(float(np.ptp(x)))) - np.log(2.0)
     g_lo = g_hi = auc_gap(lo)
     for _ in range(max_iter):
         if g_lo < 0.0 <= g_hi:
@@ -204,13 +206,13 @@ def _qmm(x, f, q, auc, link, *, what, xtol, max_iter) -> tuple[float, float, np.
             lo += np.log((auc - 0.5) / (g_lo + auc - 0.5)) - np.log(2.0)
             g_lo = auc_gap(lo)
         else:  # too flat: double a, and square the factor while the implied AUC does not move (a plateau)
-            lo, g_lo = hi, g_hi
-            hi += step
-            if not np.isfinite(np.exp(hi) * spread):
+            if hi >= log_top:
                 raise InfeasibleSystemError(
                     f"{what} has no solution in the float range: the implied AUC stays at {auc + g_lo!r}, below "
-                    f"auc = {auc!r}, for every slope a up to {np.exp(lo):.6g}"
+                    f"auc = {auc!r}, for every slope a up to {np.exp(hi):.6g}"
                 )
+            lo, g_lo = hi, g_hi
+            hi = min(hi + step, log_top)
             g_hi = auc_gap(hi)
             step = 2.0 * step if g_hi <= g_lo else np.log(2.0)
             if g_hi <= g_lo and limit - auc - g_lo <= 64 * np.finfo(float).eps:  # within rounding of the limit

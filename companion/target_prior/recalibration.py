@@ -166,7 +166,10 @@ def capped_scaling(posteriors, target_masses, target_prior) -> Recalibrated:
     :math:`k` of them capped, :math:`t_k = (q - F_k)/S_k`, :math:`F_k` the
     target mass of the capped scores and :math:`S_k = E_Q[\eta_P\,1\{\text{uncapped}\}]`,
     and the root is the :math:`t_k` that caps exactly those :math:`k`
-    (:math:`t_k\eta_{(k)} \ge 1 > t_k\eta_{(k+1)}`).  Above :math:`q = 1/2` the
+    (:math:`t_k\eta_{(k)} \ge 1 > t_k\eta_{(k+1)}`), the first :math:`k` with
+    :math:`t_k\eta_{(k+1)} \le 1` (for a smaller :math:`k` the root lies past the
+    breakpoint :math:`1/\eta_{(k+1)}`, where segment :math:`k`'s line meets the mean below
+    :math:`q`, so :math:`t_k\eta_{(k+1)} \ge 1`, with equality only at the root).  Above :math:`q = 1/2` the
     numerator is written :math:`(1 - F_k) - (1 - q)`, the uncapped mass summed
     from below, so a prior within rounding of 1 keeps its digits.  The
     posteriors are scaled by a power of two (exact) before the products, so
@@ -194,12 +197,14 @@ def capped_scaling(posteriors, target_masses, target_prior) -> Recalibrated:
         with np.errstate(over="ignore", under="ignore"):
             return np.ldexp(t_mant[k] * e_mant[i], t_exp[k] + e_exp[i])
 
+    # before the root's segment t_k e_k >= 1 (equality only at the root), so the root's k is the first with
+    # t_k e_k <= 1: "<=" and not "<", since a product within rounding of 1 is a tie
     ks = np.arange(e.size)
     with np.errstate(invalid="ignore"):
-        caps_above = np.concatenate(([True], scaled(ks[1:] - 1, ks[1:]) >= 1.0))  # the first k capped ...
-        valid = caps_above & (scaled(ks, ks) < 1.0) & (numerator > 0.0) & (below > 0.0)  # ... and no more
-    # rounding can leave no segment valid only at a breakpoint t = 1 / e_k, where two segments meet
-    k = int(np.argmax(valid)) if np.any(valid) else int(np.argmax(~(scaled(ks, ks) < 1.0) & (numerator > 0.0)))
+        candidates = (scaled(ks, ks) <= 1.0) & (numerator > 0.0) & (below > 0.0)
+    if not np.any(candidates):
+        raise InfeasibleSystemError(f"eq. (4b) for t: no capped set meets target_prior = {q!r} in floating point")
+    k = int(np.argmax(candidates))
     with np.errstate(over="ignore"):
         t = float(np.ldexp(t_mant[k], t_exp[k]))
     if not math.isfinite(t):
