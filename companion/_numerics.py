@@ -145,3 +145,18 @@ def _log_normal_mass(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         log1m = np.where(d > -np.log(2.0), np.log(-np.expm1(d)), np.log1p(-np.exp(d)))  # log(1 - e^d), accurate at both ends
     narrow, log_mass = _narrow_cell(a, b)
     return np.where(narrow, log_mass, outer + log1m)
+
+
+def _offset_cumsum(values: np.ndarray, start: float) -> np.ndarray:
+    """``start - cumsum(values)`` (``values[:i]`` for entry ``i``, length n + 1), to about two roundings.
+
+    The running sums come from ``np.cumsum`` and the error of each addition from
+    Knuth's TwoSum (vectorized: the previous running sum is known), so a difference
+    that cancels almost all its digits, ``start`` within rounding of a partial sum,
+    keeps them: the plain difference would carry the partial sum's accumulated rounding.
+    """
+    running = np.concatenate(([0.0], np.cumsum(values)))
+    previous, added = running[:-1], values
+    part = running[1:] - previous
+    error = (previous - (running[1:] - part)) + (added - part)  # exact: previous + added = running + error
+    return (start - running) - np.concatenate(([0.0], np.cumsum(error)))

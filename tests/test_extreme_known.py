@@ -1103,3 +1103,16 @@ def test_platt_reaches_a_slope_near_the_top_of_the_float_range():
         fit = platt(eta, f, 0.5, 0.9487306964800448)
     assert fit.params["a"] == pytest.approx(1.18203000247959e264, rel=1e-11)
     assert fit.params["b"] == pytest.approx(-13.8116, abs=1e-4)
+
+
+def test_offset_cumsum_keeps_a_difference_that_cancels():
+    """start - (w_0 + ... + w_{i-1}) against exact rationals, to two ulps of the difference itself (plus 2^-100): the
+    plain float difference 1 - cumsum([.1, .2, .3, .4]) is 0, the exact one -2.8e-17 (the floats sum to 1 + 2.8e-17)."""
+    from companion._numerics import _offset_cumsum
+
+    rng = np.random.default_rng(3)
+    for w, start in [(np.array([0.1, 0.2, 0.3, 0.4]), 1.0)] + [(rng.dirichlet(np.ones(7)), 1.0) for _ in range(50)]:
+        exact = [Fraction(start) - sum(Fraction(v) for v in w[:i]) for i in range(w.size + 1)]
+        got = _offset_cumsum(w, start)
+        for g, x in zip(got, exact):
+            assert abs(Fraction(g) - x) <= 2 * Fraction(2.0**-52) * abs(x) + Fraction(2.0**-100)  # x's own ulps

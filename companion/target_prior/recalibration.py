@@ -38,7 +38,7 @@ from .._checks import (
     check_same_length,
     check_tolerance,
 )
-from .._numerics import _expit
+from .._numerics import _expit, _offset_cumsum
 from ..label_shift_recalibration import prior_correction
 
 __all__ = ["InfeasibleSystemError", "Recalibrated", "capped_scaling", "label_shift", "fjs"]
@@ -182,10 +182,10 @@ def capped_scaling(posteriors, target_masses, target_prior) -> Recalibrated:
     e, w = eta[order], f[order]
     shift = min(1022, 1 - math.frexp(float(e[-1]))[1])  # w e 2^shift: exact scaling, no term below the normal range
     below = np.cumsum((w * np.ldexp(e, shift))[::-1])[::-1]  # S_k 2^shift, summed from the smallest term
-    if q <= 0.5:
-        numerator = q - np.concatenate(([0.0], np.cumsum(w)[:-1]))  # q - F_k
-    else:
-        numerator = np.cumsum(w[::-1])[::-1] - (1.0 - q)  # (1 - F_k) - (1 - q), both from the smallest term
+    if q <= 0.5:  # q - F_k, compensated: near the root it cancels to a few ulps of q
+        numerator = _offset_cumsum(w, q)[:-1]
+    else:  # (1 - F_k) - (1 - q) = -((1 - q) - (1 - F_k)), the uncapped mass summed from the smallest term
+        numerator = -_offset_cumsum(w[::-1], 1.0 - q)[::-1][:-1]
     # t_k = numerator / below * 2^shift as a mantissa and an exponent: no product below can overflow or underflow
     n_mant, n_exp = np.frexp(numerator)
     b_mant, b_exp = np.frexp(below)
