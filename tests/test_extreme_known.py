@@ -852,7 +852,8 @@ def _exact_capped_t(eta, f, q):
     ([5e-324, 1e-320], [0.5, 0.5], 1e-300), ([5e-324, 5e-324], [0.5, 0.5], 1e-300),
     ([0.5, 0.25], [0.5, 0.5], 0.75), ([0.5, 0.5, 0.25], [0.3, 0.2, 0.5], 0.75), ([0.3, 0.6], [1.0, 0.0], 0.2),
     ([0.9, 0.7], [0.2, 0.8], 1 - 2**-53),  # the top uncapped t eta rounds to 1: a tie, not a refusal
-    ([0.36710926348570977, 0.13578710839705377], [4.547473508862573e-13, 0.9999999999995453], 1 - 2**-53)])
+    ([0.36710926348570977, 0.13578710839705377], [4.547473508862573e-13, 0.9999999999995453], 1 - 2**-53),
+    ([0.7, 1e-30], [0.375, 0.625], 0.375)])  # t_0 * 0.7 rounds above 1 and the next numerator to 0: the breakpoint
 def test_capped_scaling_is_exact_near_one_and_at_subnormal_posteriors(eta, f, q):
     """Referees' cases: near q = 1 a tiny posterior was refused or given the wrong capped set, subnormal posteriors
     a wrong t (E_Q[eta] underflowed).  Capped scaling is now solved in one pass over the capped sets; t and the
@@ -1116,3 +1117,16 @@ def test_offset_cumsum_keeps_a_difference_that_cancels():
         got = _offset_cumsum(w, start)
         for g, x in zip(got, exact):
             assert abs(Fraction(g) - x) <= 2 * Fraction(2.0**-52) * abs(x) + Fraction(2.0**-100)  # x's own ulps
+
+
+def test_platt_at_a_slope_of_1e100_has_the_closed_form():
+    """A referee: scores 0.5, 1e-100, 1e-270 (masses 1/3, q = 1/2, AUC 0.9) stopped with a ConvergenceError at
+    a = 1.2e68 (the intercept's bisection needed more than 200 steps).  Closed form: the posteriors 1, 0.4, 0.1
+    meet the mean 1/2, so b = logit 0.1 - 1e-270 a and a = log 6 / (1e-100 - 1e-270)."""
+    from companion.target_prior import implied_auc, platt
+
+    fit = platt([0.5, 1e-100, 1e-270], [1 / 3] * 3, 0.5, 0.9)
+    assert implied_auc([1.0 - 1e-16, 0.4, 0.1], [1 / 3] * 3) == pytest.approx(0.9, abs=1e-12)  # the AUC asked for
+    assert fit.params["a"] == pytest.approx(math.log(6.0) / (1e-100 - 1e-270), rel=1e-13)
+    assert fit.params["b"] == pytest.approx(math.log(0.1 / 0.9), rel=1e-13)
+    np.testing.assert_allclose(fit.posteriors, [1.0, 0.4, 0.1], rtol=1e-13)

@@ -136,7 +136,8 @@ def _intercept(x, f, q, a, link, *, xtol, max_iter) -> tuple[float, np.ndarray]:
     guesses = [c for c in (linear, step) if np.isfinite(c)]
     c0 = min(guesses, key=lambda c: abs(excess(c)))
     half = max(1.0, abs(c0) * 2.0**-40)  # a bracket wider than the rounding of c0 (|c0| reaches 1e19 at a = 1e20)
-    c = _solve_increasing(excess, c0 - half, c0 + half, what=what, xtol=xtol, max_iter=max_iter)
+    # at a huge slope the guess may lie 1e50 from the root: bisection across the float range takes up to 2,100 halvings
+    c = _solve_increasing(excess, c0 - half, c0 + half, what=what, xtol=xtol, max_iter=max(max_iter, 2200))
     return c - a * float(x[k]), dx + c
 
 

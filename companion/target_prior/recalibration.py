@@ -202,9 +202,10 @@ def capped_scaling(posteriors, target_masses, target_prior) -> Recalibrated:
     ks = np.arange(e.size)
     with np.errstate(invalid="ignore"):
         candidates = (scaled(ks, ks) <= 1.0) & (numerator > 0.0) & (below > 0.0)
-    if not np.any(candidates):
-        raise InfeasibleSystemError(f"eq. (4b) for t: no capped set meets target_prior = {q!r} in floating point")
-    k = int(np.argmax(candidates))
+    if np.any(candidates):
+        k = int(np.argmax(candidates))
+    else:  # the root's t_k e_k rounded just above 1 and the next numerator to 0: the root is that breakpoint
+        k = int(np.flatnonzero((numerator > 0.0) & (below > 0.0))[-1])
     with np.errstate(over="ignore"):
         t = float(np.ldexp(t_mant[k], t_exp[k]))
     if not math.isfinite(t):
