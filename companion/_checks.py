@@ -39,6 +39,7 @@ __all__ = [
     "as_masses",
     "as_rng",
     "input_eps",
+    "tie_eps",
     "simplex_tolerance",
     "ConvergenceError",
 ]
@@ -346,6 +347,17 @@ def input_eps(x) -> float:
     if dtype is not None and np.issubdtype(dtype, np.floating):
         return float(max(np.finfo(dtype).eps, np.finfo(np.float64).eps))
     return float(np.finfo(np.float64).eps)
+
+
+def tie_eps(x) -> float:
+    """Epsilon of the tie rules (weighted thresholds, oracle sets): float32's for float32 and narrower inputs.
+
+    A float16 input is read as the exact values it holds, at float32's epsilon: its own, 2^-10, would
+    make a tolerance of several per cent, calling genuine shortfalls ties (decimal ties in float16 are
+    then not recognised; pass float32 or float64 for those).
+    """
+    narrow = input_eps(x) > np.finfo(np.float64).eps
+    return float(np.finfo(np.float32 if narrow else np.float64).eps)
 
 
 def simplex_tolerance(x, n_terms: int, atol: float = SIMPLEX_ATOL) -> float:

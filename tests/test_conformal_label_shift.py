@@ -416,6 +416,21 @@ def test_oracle_sets_and_tie_breaking():
     np.testing.assert_array_equal(oracle_sets(eta, 0.7), [[True, True, False]])
 
 
+def test_float16_inputs_are_read_at_float32s_tie_tolerance():
+    """float16's own epsilon (2^-10) made the tie tolerance several per cent (referee, s28): equal float16 weights
+    gave a threshold 18 ranks below the split threshold, and an oracle set of mass 0.870 at level 0.9.  float16
+    values are read exactly, at float32's tolerance: equal weights give the split threshold (eq. (1)) at every
+    level, and the oracle set is the exact decision on the float16 values (checked in rationals)."""
+    s = (np.arange(300) + 0.5) / 300
+    for alpha in (0.01, 0.1, 0.3):
+        np.testing.assert_array_equal(weighted_thresholds(s, np.arange(300) % 2, np.float16([1, 1]), alpha),
+                                      [split_threshold(s, alpha)] * 2)
+    row = np.float16([[0.5, 0.37, 0.13]])
+    top_two = Fraction(float(row[0, 0])) + Fraction(float(row[0, 1]))
+    assert top_two < Fraction(9, 10)  # 0.8701 in float16: all three labels are needed
+    np.testing.assert_array_equal(oracle_sets(row, 0.1), [[True, True, True]])
+
+
 def test_oracle_sets_read_alpha_by_its_decimal_intent():
     # issue 27, item 3: 0.7 + 0.2 is 0.8999999999999999 in floats, but alpha = 0.1 is read as 1/10 everywhere;
     # the mass above the third label is 9/10 exactly, not below 1 - alpha, so the set is {0, 1}

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._checks import as_rng, input_eps
+from .._checks import as_rng, tie_eps
 from .scores import (
     _as_label_array,
     _as_level,
@@ -168,7 +168,8 @@ def weighted_thresholds(cal_scores, y_cal, weights, alpha) -> np.ndarray:
       :func:`exact_level`), :math:`C_j` reaches the level when
       :math:`bC_j - aD\ge-\tau\,(bC_j + aD)`, :math:`D=C_n+w_y`,
       :math:`\tau` = :data:`WEIGHT_RTOL_PER_CLASS` :math:`\cdot(k+2)\cdot`
-      machine epsilon (of float32 for float32 ``weights``, of float64 otherwise).  :math:`bC_j - aD=\sum_c w_c a_c` with integer
+      machine epsilon (float32's for float32 and float16 ``weights``,
+      ``_checks.tie_eps``; float64's otherwise).  :math:`bC_j - aD=\sum_c w_c a_c` with integer
       coefficients :math:`a_c` and :math:`\sum_c w_c|a_c|\le bC_j+aD`, so a
       tie of the exact weights stays a tie for any weights within a relative
       :math:`\tau` of them; a genuine shortfall smaller than
@@ -181,8 +182,8 @@ def weighted_thresholds(cal_scores, y_cal, weights, alpha) -> np.ndarray:
     arithmetic whenever :math:`b\,m\,(2n+m)(k+2)\le2\cdot10^{14}` (for example
     :math:`\alpha=0.1`, :math:`w^*\propto(9,1,5)`: up to :math:`n\approx2\cdot10^{11}`);
     float32 ``weights`` are compared with float32's epsilon, :math:`2^{29}` times
-    larger, so the bound is about :math:`4\cdot10^{5}` for them (:math:`n` up to
-    about 440 in the example, :math:`b = 10`, :math:`m = 9`; beyond it a genuine shortfall may count as a tie).
+    larger, so the bound is :math:`2\cdot10^{14}/2^{29} \approx 3.7\cdot10^{5}` for them (:math:`n` up to
+    409 in the example, :math:`b = 10`, :math:`m = 9`, :math:`k = 3`; beyond it a genuine shortfall may count as a tie).
     Under this condition equal weights (:math:`m=1`) give the split threshold
     of :func:`split_threshold` (no special case), and ``c * weights`` gives
     the same thresholds as ``weights`` for every ``c > 0`` that keeps every
@@ -240,7 +241,7 @@ def weighted_thresholds(cal_scores, y_cal, weights, alpha) -> np.ndarray:
     denom = cum[..., -1:] + w  # C_n + w_y, (..., k)
     if np.any(denom <= 0):
         raise ValueError("weights of the calibration labels and of a candidate label are all zero: eq. (9) is 0/0 for it")
-    tau = WEIGHT_RTOL_PER_CLASS * (k + 2) * input_eps(weights)  # float32 weights: float32's epsilon
+    tau = WEIGHT_RTOL_PER_CLASS * (k + 2) * tie_eps(weights)  # float32 (or float16) weights: float32's epsilon
     # b C_j - a D >= -tau (b C_j + a D)  <=>  C_j >= (a / b) D (1 - tau) / (1 + tau)
     target = float(level) * denom * ((1.0 - tau) / (1.0 + tau))
     # first j with cum_j >= target (0-based), n when none: one binary search per row and label
@@ -385,7 +386,7 @@ def oracle_sets(probs, alpha, *, randomized: bool = False, rng=None, u=None, bre
     everywhere in the package (``0.1`` is 1/10), and the masses, sums of
     floating-point probabilities, are compared with :math:`1-\alpha` up to
     rounding: a mass within ``WEIGHT_RTOL_PER_CLASS * (k + 2)`` machine
-    epsilons (of the input's type: float32's for float32 ``probs``) of
+    epsilons (float32's for float32 and float16 ``probs``, float64's otherwise) of
     :math:`1-\alpha` counts as equal to it, the tolerance of the tie rule of
     :func:`weighted_thresholds`.  So ``[[0.7, 0.2, 0.1]]`` at
     ``alpha = 0.1`` gives ``{0, 1}``: the mass above label 2 is
@@ -403,7 +404,7 @@ def oracle_sets(probs, alpha, *, randomized: bool = False, rng=None, u=None, bre
     if rng is not None:
         rng = as_rng(rng)
     beta = float(1 - level)
-    tol = WEIGHT_RTOL_PER_CLASS * (p.shape[-1] + 2) * input_eps(probs)  # a mass this close to 1 - alpha equals it
+    tol = WEIGHT_RTOL_PER_CLASS * (p.shape[-1] + 2) * tie_eps(probs)  # a mass this close to 1 - alpha equals it
     if break_ties:
         if rng is None:
             raise ValueError("break_ties=True needs rng (the random order of tied labels)")

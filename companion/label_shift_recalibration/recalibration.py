@@ -68,6 +68,11 @@ def prior_correction(z, source_prior, target_prior) -> np.ndarray:
     z = as_probabilities(z, "z", ndim=np.ndim(z))
     p1 = as_probabilities(source_prior, "source_prior", ndim=np.ndim(source_prior), open_interval=True)
     q1 = as_probabilities(target_prior, "target_prior", ndim=np.ndim(target_prior), open_interval=True)
+    try:
+        np.broadcast_shapes(z.shape, p1.shape, q1.shape)
+    except ValueError:
+        raise ValueError(f"source_prior (shape {p1.shape}) and target_prior (shape {q1.shape}) must broadcast against "
+                         f"z (shape {z.shape}), e.g. scalars, or shape (m, 1) for m corrected copies of z") from None
     # g = z q1 (1 - p1) / (z q1 (1 - p1) + (1 - z) (1 - q1) p1) with every factor split by frexp into a mantissa in
     # [1/2, 1) and an exact integer exponent: no product can overflow or underflow, a few ulps over the float range
     (m_z, e_z), (m_z0, e_z0) = np.frexp(z), np.frexp(1.0 - z)

@@ -13,7 +13,11 @@ is at most :math:`2^{-52}` of their total only from :math:`2^{-1022}` on; below
 it the implied AUC (13) has no accuracy left to match.  Just above it the
 posteriors of the lowest scores can underflow to 0; Platt, CSPD and
 2-parameter QMM take the class masses of the implied AUC from log F, so such a
-system is still solved (``1e-300``, with posteriors down to ``1e-358``).
+system is still solved (``1e-300``; posteriors below the smallest subnormal float, such as ``1e-358`` in
+exact arithmetic, come back as 0).  At such priors the posteriors :math:`F(a x + b)` carry the rounding
+of the fitted intercept (:math:`|b|` near 690 at ``1e-300``): about :math:`10^{-13}` relative, the
+accuracy of the map with float parameters (ROC QMM's log-odds likewise), while the problem's
+condition number is of order 1.
 """
 
 from __future__ import annotations
@@ -93,8 +97,8 @@ def _step_auc(x: np.ndarray, f: np.ndarray, q: float) -> float:
 
     Its posterior is 1 above x_k (``_step_index``), 0 below, and x_k carries
     the rest: class-1 mass q - Q[S > x_k], class-0 mass (1 - q) - Q[S < x_k]
-    (1 - q exact above q = 1/2).  The implied AUC of the family increases
-    in a towards it, so an AUC at or above it has no solution.
+    (1 - q exact above q = 1/2).  The implied AUC of the family tends to it as a -> inf;
+    ``_qmm`` refuses an AUC at or above it (see there for when that is right).
     """
     k = _step_index(x, f, q)
     above, below = x > x[k], x < x[k]
@@ -164,10 +168,13 @@ def _qmm(x, f, q, auc, link, *, what, xtol, max_iter) -> tuple[float, float, np.
 
     For each slope ``a`` the intercept is fixed by the mean equation
     (``_intercept``); the implied AUC then increases from 1/2 (``a -> 0``)
-    to the AUC of the step map (``a -> inf``, ``_step_auc``), so the system
-    has a solution iff ``auc`` is below that limit.  From a nearly flat map
+    to the AUC of the step map (``a -> inf``, ``_step_auc``): by continuity every ``auc``
+    between has a solution, unique where the AUC increases in ``a``.  An ``auc`` at or above
+    the limit is refused; that is right when the profile stays below its limit, as it does
+    for the book's example (``fig-target-prior-auc-profile``) -- not proven in general.  From a nearly flat map
     (``a sd = 1e-3``) ``log a`` is bracketed downwards by the small-slope
-    expansion AUC - 1/2 ~ const * a, or upwards by doubling ``a``; then
+    expansion AUC - 1/2 ~ const * a, or upwards by doubling ``a`` (as often as the float range
+    allows, beyond ``max_iter``); then
     Brent's method.  The AUC comes from log F (``_map_auc``): a posterior
     rounding to 0 or 1 is no failure.
     """
@@ -199,7 +206,9 @@ def _qmm(x, f, q, auc, link, *, what, xtol, max_iter) -> tuple[float, float, np.
     # the largest slope: a and a * (x - x_k) finite (a factor 2 below the largest float, for rounding)
     log_top = np.log(np.finfo(float).max) - max(0.0, np.log(float(np.ptp(x)))) - np.log(2.0)
     g_lo = g_hi = auc_gap(lo)
-    for _ in range(max_iter):
+    # max_iter steps, plus the doublings of a from lo to the top of the float range (up to about 2000)
+    steps = max_iter + int(np.ceil(max(log_top - lo, 0.0) / np.log(2.0)))
+    for _ in range(steps):
         if g_lo < 0.0 <= g_hi:
             break
         if g_lo >= 0.0:  # too steep: jump to half the root of AUC - 1/2 ~ const * a (auc - 1/2 < g_lo + auc - 1/2)
@@ -225,7 +234,8 @@ def _qmm(x, f, q, auc, link, *, what, xtol, max_iter) -> tuple[float, float, np.
         side = f"down to a = {np.exp(lo):.6g} stays at {auc + g_lo!r}, not below" if g_lo >= 0.0 else (
             f"up to a = {np.exp(hi):.6g} stays below")
         raise InfeasibleSystemError(
-            f"{what} was not bracketed in max_iter = {max_iter} steps: the implied AUC {side} auc = {auc!r}"
+            f"{what} was not bracketed in {steps} steps (max_iter = {max_iter} and the doublings of a to the float "
+            f"range's top): the implied AUC {side} auc = {auc!r}"
         )
     log_a = _brent(auc_gap, lo, hi, what=f"the AUC equation of {what}", xtol=xtol, max_iter=max_iter)
     b, z = fitted(log_a)
@@ -401,19 +411,26 @@ def _roc_step(f0: np.ndarray, f: np.ndarray, q: float, c: float, iteration: str)
 
 
 def _roc_fixed_point(f, q, c, *, iteration, tol, max_iter) -> _RocFixedPoint:
-    """Iterate (11b) from f0 = f until the sup-norm change is at most ``tol``."""
+    """Iterate (11b) from f0 = f until every class-0 mass changes by at most ``tol`` of itself.
+
+    ``changes`` records the sup-norm change per step; the stopping rule is relative, so that the class-0
+    masses of the top scores, far below ``tol`` when the target prior is near 1, converge too.
+    """
     f0 = f.copy()
     changes = []
     for _ in range(max_iter):  # a fixed-point iteration is sequential by nature
         new = _roc_step(f0, f, q, c, iteration)
-        changes.append(float(np.max(np.abs(new - f0))))
+        step = np.abs(new - f0)
+        changes.append(float(np.max(step)))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            relative = float(np.max(np.where(step > 0.0, step / np.abs(new), 0.0)))
         f0 = new
-        if changes[-1] <= tol:
+        if relative <= tol:
             posteriors = _expit(_roc_log_odds(f0, q, c, raw_cdf=iteration == "literal-raw"))
             return _RocFixedPoint(f0, posteriors, np.array(changes))
     raise ConvergenceError(
         f"ROC-QMM fixed-point iteration (11b) did not converge: after max_iter = {max_iter} iterations the "
-        f"class-0 masses still change by {changes[-1]:.3g} > tol = {tol:g}"
+        f"class-0 masses still change by {relative:.3g} of themselves > tol = {tol:g}"
     )
 
 
@@ -445,10 +462,13 @@ def roc_qmm(
     rescaled iterate, which gives the same fixed point up to the total mass of
     :math:`f_0` (the book's proposition ``prop-tp-literal-iteration``);
     ``"literal-raw"`` accumulates :math:`G^*` from the unnormalized iterate,
-    which fails once the masses sum to more than 1.  ``params["changes"]``
-    holds the sup-norm change per iteration; below a floor set by rounding
-    (about 1e-11 for AUC 0.99) the changes are noise, so a smaller ``tol``
-    makes the number of iterations depend on the last bits of the input.
+    which fails once the masses sum to more than 1.  The iteration stops
+    when every class-0 mass changes by at most ``tol`` of itself (a relative
+    rule: near a target prior of 1 the masses of the top scores lie far below
+    any absolute ``tol``); ``params["changes"]`` holds the sup-norm change per
+    iteration.  A ``tol`` within a few ulps of 0 may not be reached (the
+    changes then are rounding noise), and the number of iterations depends on
+    the last bits of the input near that floor.
     For a discrete score the target mean and AUC are met only approximately.
     A target prior within rounding of 1 converges too: :math:`1-\eta` is
     computed as :math:`\mathrm{expit}(-a)` and :math:`\Phi^{-1}(G^*)` of the

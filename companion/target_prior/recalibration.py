@@ -160,16 +160,20 @@ def _check_residual(value: float, target: float, what: str) -> None:
 def capped_scaling(posteriors, target_masses, target_prior) -> Recalibrated:
     r"""Capped scaling (4a)-(4b): :math:`\eta_Q = \min(t\,\eta_P, 1)` with :math:`t` solving :math:`E_Q[\eta_Q] = q`.
 
-    Solved exactly, with one sort and no iteration.  The mean is continuous and
+    Solved with one sort and no iteration.  The mean is continuous and
     increasing in :math:`t` and linear between the breakpoints
     :math:`1/\eta_P`: with the posteriors in decreasing order and the first
     :math:`k` of them capped, :math:`t_k = (q - F_k)/S_k`, :math:`F_k` the
-    target mass of the capped scores and :math:`S_k = E_Q[\eta_P\,1\{\text{uncapped}\}]`,
-    and the root is the :math:`t_k` that caps exactly those :math:`k`
-    (:math:`t_k\eta_{(k)} \ge 1 > t_k\eta_{(k+1)}`), the first :math:`k` with
-    :math:`t_k\eta_{(k+1)} \le 1` (for a smaller :math:`k` the root lies past the
-    breakpoint :math:`1/\eta_{(k+1)}`, where segment :math:`k`'s line meets the mean below
-    :math:`q`, so :math:`t_k\eta_{(k+1)} \ge 1`, with equality only at the root).  Above :math:`q = 1/2` the
+    target mass of the capped scores and :math:`S_k = E_Q[\eta_P\,1\{\text{uncapped}\}]`.
+    The root caps exactly the first :math:`k` values when :math:`q` is at most the
+    mean at the breakpoint :math:`1/\eta_{(k)}`, :math:`M_k = F_{k+1} + S_{k+1}/\eta_{(k)}`,
+    and exceeds :math:`M_{k-1}`; :math:`q \le M_k` is tested as
+    :math:`t_{k+1}\eta_{(k)} \le 1`, from the next segment's small terms
+    (:math:`q - F_{k+1}` and :math:`S_{k+1}`), each accurate to a few roundings
+    of its own size, so a :math:`q` one ulp past :math:`M_k` takes the next
+    segment.  Just past a breakpoint where :math:`S_{k+1} \ll S_k` the root is
+    ill-conditioned (an ulp of :math:`q` moves :math:`t` by about
+    :math:`\mathrm{ulp}(q)/S_{k+1}`), and it is computed from these accurate terms.  Above :math:`q = 1/2` the
     numerator is written :math:`(1 - F_k) - (1 - q)`, the uncapped mass summed
     from below, so a prior within rounding of 1 keeps its digits.  The
     posteriors are scaled by a power of two (exact) before the products, so
@@ -197,15 +201,13 @@ def capped_scaling(posteriors, target_masses, target_prior) -> Recalibrated:
         with np.errstate(over="ignore", under="ignore"):
             return np.ldexp(t_mant[k] * e_mant[i], t_exp[k] + e_exp[i])
 
-    # before the root's segment t_k e_k >= 1 (equality only at the root), so the root's k is the first with
-    # t_k e_k <= 1: "<=" and not "<", since a product within rounding of 1 is a tie
+    # the root caps exactly the first k values iff q <= M_k, the mean at the breakpoint t = 1/e_k, and
+    # q - M_k = (q - F_(k+1)) - S_(k+1)/e_k: so q <= M_k iff t_(k+1) e_k <= 1, decided from the next segment's
+    # small terms (compensated numerator) rather than from t_k e_k, which rounds to 1 when q is an ulp past M_k
     ks = np.arange(e.size)
     with np.errstate(invalid="ignore"):
-        candidates = (scaled(ks, ks) <= 1.0) & (numerator > 0.0) & (below > 0.0)
-    if np.any(candidates):
-        k = int(np.argmax(candidates))
-    else:  # the root's t_k e_k rounded just above 1 and the next numerator to 0: the root is that breakpoint
-        k = int(np.flatnonzero((numerator > 0.0) & (below > 0.0))[-1])
+        uncapped = np.append(~(scaled(ks[:-1], ks[1:]) > 1.0), True)  # t_(k+1) e_k <= 1 (0/0: q = F_(k+1) = M_k)
+    k = int(np.argmax(uncapped))
     with np.errstate(over="ignore"):
         t = float(np.ldexp(t_mant[k], t_exp[k]))
     if not math.isfinite(t):
@@ -240,6 +242,30 @@ def _odds_tilt(eta: np.ndarray, factor: float) -> np.ndarray:
     return factor * eta / (factor * eta + (1.0 - eta))
 
 
+def _polish_tilt(eta, f, q, factor, steps: int = 2) -> tuple[np.ndarray, float]:
+    """Posteriors ``_odds_tilt(eta, factor)`` after Newton steps on ``factor`` for E_Q[eta_Q] = q, and the factor.
+
+    A step multiplies ``factor`` by exp(-gap / E_Q[eta_Q (1 - eta_Q)]) and is kept only if the gap shrinks; the
+    gap is read from the other class above q = 1/2, as in :func:`fjs`.
+    """
+    def gap_of(c):
+        un = (1.0 - eta) / (c * eta + (1.0 - eta))  # 1 - eta_Q without the cancellation near 1
+        post = _odds_tilt(eta, c)
+        return (float(f @ post) - q if q <= 0.5 else (1.0 - q) - float(f @ un)), post, un
+
+    gap, post, un = gap_of(factor)
+    for _ in range(steps):
+        slope = float(f @ (post * un))
+        if gap == 0.0 or not slope > 0.0:
+            break
+        better = factor * float(np.exp(-gap / slope))
+        new_gap, new_post, new_un = gap_of(better)
+        if not abs(new_gap) < abs(gap):
+            break
+        factor, gap, post, un = better, new_gap, new_post, new_un
+    return post, factor
+
+
 def fjs(
     posteriors, target_masses, source_prior, target_prior, *, xtol: float = 1e-15, max_iter: int = 200
 ) -> Recalibrated:
@@ -255,8 +281,11 @@ def fjs(
     float range (a subnormal posterior or prior: :math:`1/\eta_P` or
     :math:`q/p` overflows), the bracket and the tilt are computed in logs,
     :math:`\eta_Q = \operatorname{expit}(\operatorname{logit}\eta_P + \log\varrho + \log\frac{q(1-p)}{p(1-q)})`
-    (subnormal posteriors kept);
-    ``params["rho_bounds"]`` then holds ``inf`` for a bound beyond the largest float.
+    (subnormal posteriors kept; each log-odds near 745 carries its rounding, so there the posteriors hold
+    to about :math:`10^{-13}` relative).  On the direct route Newton steps on the odds factor
+    :math:`\varrho\,q(1-p)/(p(1-q))` itself follow the bracketed solve for :math:`\log\varrho`, whose
+    rounding (near 690 for posteriors of 1e-300) would cost 1e-13 of the factor.
+    On the log route ``params["rho_bounds"]`` holds ``inf`` for a bound beyond the largest float.
     The masses are read as a distribution (divided by their sum, see
     ``_target_distribution``), and for ``target_prior`` above 1/2 eq. (7b) is
     solved as the other class's mean, :math:`1 - q = E_Q[1 - \eta_Q]`, so that
@@ -271,13 +300,14 @@ def fjs(
     q = check_open_unit(target_prior, "target_prior")
     xtol, max_iter = _check_solver(xtol, max_iter)
     odds = eta / (1.0 - eta)
-    with np.errstate(divide="ignore", over="ignore"):
-        rho_lo = p / ((1.0 - p) * float(f @ odds))
-        rho_hi = p / (1.0 - p) * float(f @ (1.0 / odds))
-        shift = (q / p) / ((1.0 - q) / (1.0 - p))
+    with np.errstate(divide="ignore", over="ignore"):  # numpy floats: a denominator rounding to 0 gives inf
+        rho_lo = float(np.float64(p) / ((1.0 - p) * (f[f > 0.0] @ odds[f > 0.0])))
+        rho_hi = float(np.float64(p) / (1.0 - p) * (f[f > 0.0] @ (1.0 / odds[f > 0.0])))
+        shift = float(np.float64(q / p) / ((1.0 - q) / (1.0 - p)))
     # the direct route while every factor, and the odds factor rho * shift across the bracket, is a normal float
     # (a subnormal factor keeps only its top bits: 4e-9 relative at q = 1e-300 with a posterior of 1 - 2^-53)
-    if all(np.finfo(float).tiny <= v < np.inf for v in (rho_lo, rho_hi, shift, rho_lo * shift, rho_hi * shift)):
+    direct = all(np.finfo(float).tiny <= v < np.inf for v in (rho_lo, rho_hi, shift, rho_lo * shift, rho_hi * shift))
+    if direct:
         def tilted(log_rho: float) -> np.ndarray:
             return _odds_tilt(eta, np.exp(log_rho) * shift)
 
@@ -309,5 +339,9 @@ def fjs(
     with np.errstate(over="ignore"):
         rho = float(np.exp(log_rho))
     post = tilted(log_rho)
+    if direct:  # direct route: Newton steps on the odds factor itself, whose float keeps the
+        post, factor = _polish_tilt(eta, f, q, rho * shift)  # digits that log rho (690 at 1e-300) rounds away
+        rho = factor / shift
+        log_rho = float(np.log(rho))
     _check_residual(float(f @ post), q, "eq. (7b) (target mean)")
     return Recalibrated(post, {"rho": rho, "log_rho": float(log_rho), "rho_bounds": bounds})
