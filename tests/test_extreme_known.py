@@ -891,7 +891,8 @@ def test_capped_scaling_is_exact_near_one_and_at_subnormal_posteriors(eta, f, q)
 
 def test_capped_scaling_random_sweep_matches_exact_rationals():
     """300 seeded problems, posteriors log-uniform down to 1e-304, q from 1e-40 to 1 - 1e-15: t within 1e-15 of
-    the exact rational root (before: 27 of 400 such problems refused near q = 1, 43 off by more than 1e-14)."""
+    the exact rational root (before: 27 of 400 such problems refused near q = 1, 43 off by more than 1e-14); where
+    t is beyond the largest float, t = inf, log t and the posteriors right."""
     from companion.target_prior import capped_scaling
 
     rng = np.random.default_rng(27)
@@ -902,11 +903,33 @@ def test_capped_scaling_random_sweep_matches_exact_rationals():
         f = rng.dirichlet(np.ones(n))
         q = float(10.0 ** -rng.uniform(0, 40)) if rng.random() < 0.5 else float(1 - 10.0 ** -rng.uniform(0.3, 15))
         t = _exact_capped_t(eta, f, q)
+        fit = capped_scaling(eta, f, q)
+        with mp.workdps(50):  # log t of the exact root; t itself only where it is a float
+            log_t = float(mp.log(mp.mpf(t.numerator) / t.denominator))
+        assert fit.params["log_t"] == pytest.approx(log_t, rel=1e-15, abs=1e-15)
         if t > Fraction(np.finfo(float).max):
-            with pytest.raises(ValueError, match="no solution in the float range"):
-                capped_scaling(eta, f, q)
+            assert fit.params["t"] == math.inf
+            exact = [min(t * Fraction(v), 1) for v in eta]  # posteriors exist although t is beyond the float range
+            np.testing.assert_allclose(fit.posteriors, [float(v) for v in exact], rtol=1e-15, atol=0.0)
             continue
-        assert capped_scaling(eta, f, q).params["t"] == pytest.approx(float(t), rel=1e-15)
+        assert fit.params["t"] == pytest.approx(float(t), rel=1e-15)
+
+
+@pytest.mark.parametrize(("eta", "f", "q"), [
+    ([9.031e-320, 0.5], [0.5, 0.5], 0.9), ([1e-310, 0.5, 0.9], [0.2, 0.3, 0.5], 0.95),
+    ([5e-324, 0.25], [0.75, 0.25], 0.5), ([1e-310, 2e-310, 0.5], [0.25, 0.25, 0.5], 0.75)])
+def test_capped_scaling_beyond_the_float_range_returns_the_posteriors(eta, f, q):
+    """A referee (s28): t beyond the largest float was refused although the posteriors min(t eta, 1) exist.  Now
+    t = inf, log t finite (as fjs's log rho), and the posteriors and log t against exact rationals."""
+    from companion.target_prior import capped_scaling
+
+    t = _exact_capped_t(eta, f, q)
+    assert t > Fraction(np.finfo(float).max)
+    fit = capped_scaling(eta, f, q)
+    assert fit.params["t"] == math.inf
+    with mp.workdps(50):
+        assert fit.params["log_t"] == pytest.approx(float(mp.log(mp.mpf(t.numerator) / t.denominator)), rel=1e-15)
+    np.testing.assert_allclose(fit.posteriors, [float(min(t * Fraction(v), 1)) for v in eta], rtol=1e-15, atol=0.0)
 
 
 def test_capped_scaling_near_breakpoint_means_matches_exact_rationals():

@@ -177,8 +177,11 @@ def capped_scaling(posteriors, target_masses, target_prior) -> Recalibrated:
     numerator is written :math:`(1 - F_k) - (1 - q)`, the uncapped mass summed
     from below, so a prior within rounding of 1 keeps its digits.  The
     posteriors are scaled by a power of two (exact) before the products, so
-    subnormal posteriors keep their digits; a :math:`t` beyond the largest
-    float is refused, naming ``posteriors`` and ``target_prior``.
+    subnormal posteriors keep their digits.  ``params["log_t"]`` holds
+    :math:`\log t`, finite where :math:`t` itself is beyond the largest float
+    (a posterior below about ``1e-308`` that stays uncapped): ``params["t"]`` is
+    then ``inf`` and the posteriors, computed from :math:`t`'s mantissa and
+    exponent, are right (as ``params["log_rho"]`` of :func:`fjs`).
     """
     eta, f = _posteriors_and_masses(posteriors, target_masses)
     q = check_open_unit(target_prior, "target_prior")
@@ -209,17 +212,12 @@ def capped_scaling(posteriors, target_masses, target_prior) -> Recalibrated:
         uncapped = np.append(~(scaled(ks[:-1], ks[1:]) > 1.0), True)  # t_(k+1) e_k <= 1 (0/0: q = F_(k+1) = M_k)
     k = int(np.argmax(uncapped))
     with np.errstate(over="ignore"):
-        t = float(np.ldexp(t_mant[k], t_exp[k]))
-    if not math.isfinite(t):
-        raise InfeasibleSystemError(
-            f"eq. (4b) for t has no solution in the float range: posteriors as small as {float(eta.min())!r} need a "
-            f"factor t = {float(t_mant[k])!r} * 2**{int(t_exp[k])} above {np.finfo(float).max:.3g} to reach "
-            f"target_prior = {q!r}"
-        )
+        t = float(np.ldexp(t_mant[k], t_exp[k]))  # inf beyond the largest float: the posteriors below still exist
+    log_t = math.log(t) if np.finfo(float).tiny <= t < math.inf else float(np.log(t_mant[k]) + t_exp[k] * np.log(2.0))
     post = np.empty_like(eta)
     post[order] = np.minimum(scaled(ks, np.full(e.size, k)), 1.0)
     _check_residual(float(f @ post), q, "eq. (4b) (target mean)")
-    return Recalibrated(post, {"t": t, "n_capped": int(np.sum(post >= 1.0))})
+    return Recalibrated(post, {"t": t, "log_t": log_t, "n_capped": int(np.sum(post >= 1.0))})
 
 
 def label_shift(posteriors, source_prior, target_prior) -> Recalibrated:
