@@ -18,6 +18,13 @@ exact arithmetic, come back as 0).  At such priors the posteriors :math:`F(a x +
 of the fitted intercept (:math:`|b|` near 690 at ``1e-300``): about :math:`10^{-13}` relative, the
 accuracy of the map with float parameters (ROC QMM's log-odds likewise), while the problem's
 condition number is of order 1.
+
+The posteriors of Platt scaling, CSPD and 2-parameter QMM are evaluated as
+:math:`F(a (x - x_k) + c)` around the score :math:`x_k` of the step (``_intercept``), accurate at
+any slope; ``params["b"]`` :math:`= c - a x_k` gives the paper's form :math:`F(a x + b)`, which
+reproduces them only up to the rounding of :math:`a x + b`: where :math:`a x` and :math:`b` cancel
+(a slope of 1e14 with scores within 1e-6 of each other) that form can be off by a per cent or more; the
+returned posteriors are not.
 """
 
 from __future__ import annotations
@@ -448,7 +455,7 @@ def _roc_inputs(target_masses, target_prior, auc, iteration) -> tuple[np.ndarray
 
 
 def roc_qmm(
-    target_masses, target_prior, auc, *, iteration: str = "normalized", tol: float = 1e-12, max_iter: int = 1000
+    target_masses, target_prior, auc, *, iteration: str = "normalized", tol: float = 1e-12, max_iter: int = 10_000
 ) -> Recalibrated:
     r"""ROC-based QMM, eqs. (10b)-(10c), with the fixed-point iteration (11b) for the class-0 masses.
 
@@ -466,7 +473,10 @@ def roc_qmm(
     when every class-0 mass changes by at most ``tol`` of itself (a relative
     rule: near a target prior of 1 the masses of the top scores lie far below
     any absolute ``tol``); ``params["changes"]`` holds the sup-norm change per
-    iteration.  A ``tol`` within a few ulps of 0 may not be reached (the
+    iteration.  The error left is then about ``tol`` :math:`/(1 - \lambda_J)`
+    relative, :math:`\lambda_J` the spectral radius of the Jacobian
+    (:func:`roc_qmm_jacobian`); a slowly contracting case (:math:`\lambda_J`
+    near 1) can take thousands of steps, hence the default ``max_iter``.  A ``tol`` within a few ulps of 0 may not be reached (the
     changes then are rounding noise), and the number of iterations depends on
     the last bits of the input near that floor.
     For a discrete score the target mean and AUC are met only approximately.
@@ -540,7 +550,7 @@ def roc_qmm_jacobian(target_masses, target_prior, auc, class0_masses) -> np.ndar
 
 
 def two_param_qmm(
-    target_masses, target_prior, auc, *, tol: float = 1e-12, xtol: float = 1e-15, max_iter: int = 1000
+    target_masses, target_prior, auc, *, tol: float = 1e-12, xtol: float = 1e-15, max_iter: int = 10_000
 ) -> Recalibrated:
     r"""2-parameter QMM, eqs. (12a)-(12b): :math:`\eta_Q = 1/(1+\exp(b + a\,\Phi^{-1}(F_0^*)))`.
 

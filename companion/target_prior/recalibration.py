@@ -171,7 +171,8 @@ def capped_scaling(posteriors, target_masses, target_prior) -> Recalibrated:
     :math:`t_{k+1}\eta_{(k)} \le 1`, from the next segment's small terms
     (:math:`q - F_{k+1}` and :math:`S_{k+1}`), each accurate to a few roundings
     of its own size, so a :math:`q` one ulp past :math:`M_k` takes the next
-    segment.  Just past a breakpoint where :math:`S_{k+1} \ll S_k` the root is
+    segment; tied posteriors share one breakpoint, tested at the group's last
+    member (whatever the order of the tied atoms).  Just past a breakpoint where :math:`S_{k+1} \ll S_k` the root is
     ill-conditioned (an ulp of :math:`q` moves :math:`t` by about
     :math:`\mathrm{ulp}(q)/S_{k+1}`), and it is computed from these accurate terms.  Above :math:`q = 1/2` the
     numerator is written :math:`(1 - F_k) - (1 - q)`, the uncapped mass summed
@@ -210,7 +211,10 @@ def capped_scaling(posteriors, target_masses, target_prior) -> Recalibrated:
     ks = np.arange(e.size)
     with np.errstate(invalid="ignore"):
         uncapped = np.append(~(scaled(ks[:-1], ks[1:]) > 1.0), True)  # t_(k+1) e_k <= 1 (0/0: q = F_(k+1) = M_k)
-    k = int(np.argmax(uncapped))
+    # tied posteriors share one breakpoint: decide at each tie group's last member, where the next segment's
+    # terms are the small ones (inside the group t_(k+1) is formed from the group's rest and rounds to 1/e_k)
+    ends = np.flatnonzero(np.append(e[:-1] != e[1:], True))
+    k = int(np.argmax(uncapped[ends[np.searchsorted(ends, ks)]]))
     with np.errstate(over="ignore"):
         t = float(np.ldexp(t_mant[k], t_exp[k]))  # inf beyond the largest float: the posteriors below still exist
     log_t = math.log(t) if np.finfo(float).tiny <= t < math.inf else float(np.log(t_mant[k]) + t_exp[k] * np.log(2.0))
@@ -316,7 +320,7 @@ def fjs(
     else:  # in logs: a factor beyond the float range
         log_prior_odds, x = np.log(p) - np.log1p(-p), logit(eta)
         log_shift = np.log(q) - np.log1p(-q) - log_prior_odds
-        log_lo = log_prior_odds - np.log(float(f @ odds))
+        log_lo = log_prior_odds - float(logsumexp(x[f > 0.0], b=f[f > 0.0]))  # f @ odds may round to 0
         log_hi = log_prior_odds + float(logsumexp(-x[f > 0.0], b=f[f > 0.0]))
 
         def tilted(log_rho: float) -> np.ndarray:
