@@ -942,13 +942,21 @@ def test_capped_scaling_beyond_the_float_range_returns_the_posteriors(eta, f, q)
     np.testing.assert_allclose(fit.posteriors, [float(min(t * Fraction(v), 1)) for v in eta], rtol=1e-15, atol=0.0)
 
 
+def _assert_capped_exact_near(eta, f, q, steps):
+    """Capped scaling at ``q`` moved by ``steps`` ulps: t within 1e-15 of the exact rational root."""
+    from companion.target_prior import capped_scaling
+
+    for _ in range(abs(steps)):
+        q = float(np.nextafter(q, 2.0 if steps > 0 else -1.0))
+    t = _exact_capped_t(eta, f, q)
+    assert capped_scaling(eta, f, q).params["t"] == pytest.approx(float(t), rel=1e-15), (eta, f, q)
+
+
 def test_capped_scaling_near_breakpoint_means_matches_exact_rationals():
     """q within three ulps of a breakpoint's mean M_k = F_(k+1) + S_(k+1) / eta_(k), masses dyadic (summing to 1
     exactly, so the float normalisation is exact), the smaller posteriors down to 1e-200: just past M_k the root
     moves by ulp(q) / S_(k+1), and the segment must be decided from the next segment's terms.  t within 1e-15 of
     the exact rational root in 1,000 seeded cases (before: 79 of 4,000 such cases wrong, t off by up to 100 %)."""
-    from companion.target_prior import capped_scaling
-
     rng = np.random.default_rng(28)
     for _ in range(1000):
         n = int(rng.integers(2, 5))
@@ -957,11 +965,7 @@ def test_capped_scaling_near_breakpoint_means_matches_exact_rationals():
         k = int(rng.integers(0, n - 1))
         e, w = [Fraction(v) for v in eta], [Fraction(v) for v in f]
         q = float(sum(w[: k + 1]) + sum(w[j] * e[j] for j in range(k + 1, n)) / e[k])
-        steps = int(rng.integers(-3, 4))
-        for _ in range(abs(steps)):
-            q = float(np.nextafter(q, 2.0 if steps > 0 else -1.0))
-        t = _exact_capped_t(eta, f, q)
-        assert capped_scaling(eta, f, q).params["t"] == pytest.approx(float(t), rel=1e-15), (eta, f, q)
+        _assert_capped_exact_near(eta, f, q, int(rng.integers(-3, 4)))
 
 
 def test_capped_scaling_with_tied_posteriors_near_a_breakpoint_matches_exact_rationals():
@@ -986,11 +990,7 @@ def test_capped_scaling_with_tied_posteriors_near_a_breakpoint_matches_exact_rat
         e, w = [Fraction(v) for v in eta], [Fraction(v) for v in f]
         q = float(sum(wi for wi, t in zip(w, top) if t) + sum(wi * ei for wi, ei, t in zip(w, e, top) if not t)
                   / Fraction(eta.max()))
-        steps = int(rng.integers(-3, 4))
-        for _ in range(abs(steps)):
-            q = float(np.nextafter(q, 2.0 if steps > 0 else -1.0))
-        t = _exact_capped_t(eta, f, q)
-        assert capped_scaling(eta, f, q).params["t"] == pytest.approx(float(t), rel=1e-15), (eta, f, q)
+        _assert_capped_exact_near(eta, f, q, int(rng.integers(-3, 4)))
 
 
 def test_capped_scaling_random_sweep_matches_mpmath():
@@ -1010,12 +1010,13 @@ def test_capped_scaling_random_sweep_matches_mpmath():
     assert worst < 1e-14
 
 
-def _mp_roc_class0(f, q, auc):
+def _mp_roc_class0(f, q, auc, dps=50):
     """Class-0 masses and posteriors at the fixed point of the normalized iteration (11b), (10b)-(10c), at 50 digits.
 
-    Iterates until the sup-norm change is below 1e-40 (at most 3000 steps); independent of the float code's tails.
+    Iterates until every mass changes by less than 1e-30 of itself (at most 3000 steps; masses far below the float
+    range included; ``dps`` digits, more than the decades of the smallest tail); independent of the float code's tails.
     """
-    with mp.workdps(50):
+    with mp.workdps(dps):
         f = [mp.mpf(v) for v in f]
         f = [v / sum(f) for v in f]
         c = 2 * mp.erfinv(2 * mp.mpf(auc) - 1)  # sqrt(2) Phi^-1(auc), Phi^-1(p) = sqrt(2) erfinv(2p - 1)
@@ -1029,9 +1030,9 @@ def _mp_roc_class0(f, q, auc):
             eta = [1 / (1 + mp.exp(-(shift + c * zi))) for zi in z]
             new = [w * (1 - e) for w, e in zip(f, eta)]
             new = [v / sum(new) for v in new]
-            change = max(abs(a - b) for a, b in zip(new, f0))
+            change = max(abs(a - b) / b for a, b in zip(new, f0))
             f0 = new
-            if change < mp.mpf(10) ** -40:
+            if change < mp.mpf(10) ** -30:
                 break
         return [float(v) for v in f0], [float(e) for e in eta]
 
@@ -1090,16 +1091,24 @@ def test_roc_qmm_converges_in_a_slowly_contracting_case_at_its_defaults():
         assert max(abs(a - b) / a for a, b in zip(new, g)) < 1.1e-12
 
 
-def test_roc_qmm_beyond_the_float_range_names_the_underflow_not_the_reading():
-    """A top target mass of 1e-300 at q = 1 - 1e-15, AUC 0.9999999: 1 - eta at the top is about e^-281, so the
-    class-0 mass there is about 1e-422, below the smallest float.  The refusal says so; it does not blame the reading
-    of (11b) (the 'literal-raw' message, which stays for that reading)."""
-    from companion._checks import ConvergenceError
+@pytest.mark.parametrize(("f", "q", "auc", "dps"), [  # dps: more digits than the decades of the smallest G* tail
+    ([9.6e-322, 0.5, 0.5], 0.9999999999999787, 0.7076286626438557, 350), ([1e-320, 0.3, 0.7], 0.3, 0.8, 350),
+    ([0.3, 0.7, 1e-305], 0.3, 0.8, 360), ([0.5, 0.5, 1e-300], 1 - 1e-15, 0.9999999, 460)])
+def test_roc_qmm_with_class0_masses_beyond_the_float_range_matches_mpmath(f, q, auc, dps):
+    """Referees (s27, s28): a subnormal end mass made f (1 - eta) a subnormal product with 5 % rounding (refused at
+    max_iter, or a posterior 8.7e-6 off), and a top class-0 mass below the float range (7e-325, 1e-422) was
+    refused as "underflowed".  Such iterations now run in logs (log G* by running log-sums, Phi^-1 by ndtri_exp):
+    the posteriors against a 50-digit fixed point, the class-0 masses too where they are floats."""
     from companion.target_prior import roc_qmm
 
-    with pytest.raises(ConvergenceError, match="highest score underflowed to 0") as refused:
-        roc_qmm([0.5, 0.5, 1e-300], 1 - 1e-15, 0.9999999)
-    assert "literal" not in str(refused.value)
+    class0, eta = _mp_roc_class0(f, q, auc, dps=dps)  # 2 G* - 1 of a tail of 1e-422 needs 430 digits
+    fit = roc_qmm(f, q, auc)
+    np.testing.assert_allclose(fit.posteriors, eta, rtol=1e-12, atol=0.0)
+    tiny = np.finfo(float).tiny
+    normal = np.array(class0) >= tiny
+    np.testing.assert_allclose(fit.params["class0_masses"][normal], np.array(class0)[normal], rtol=1e-10)
+    assert np.all(fit.params["class0_masses"][~normal] < tiny)  # beyond the float range: 0 or subnormal
+
 
 
 def test_two_param_qmm_at_a_target_prior_near_one_is_solved():
@@ -1267,6 +1276,18 @@ def test_platt_brackets_a_slope_many_doublings_away():
         assert abs(sum(mp.mpf(w) * v for w, v in zip(f, post)) - mp.mpf(0.95)) < 1e-13
         assert abs(_mp_auc(post, f) - mp.mpf(0.9)) < 1e-12
     np.testing.assert_allclose(fit.posteriors, [float(v) for v in post], rtol=1e-13, atol=0.0)
+
+
+def test_platt_with_scores_a_subnormal_ulp_apart_says_no_slope_in_the_float_range_helps():
+    """A referee (s28): scores 5e-324 and 1e-323 made the first slope infinite (log(1e-3 / sd) above the float
+    range), and the refusal blamed the intercept's bracket [-0.59, inf] with a nan residual and leaked overflow
+    warnings.  The refusal now says why: a x spans at most 4e-16 for every float slope."""
+    from companion.target_prior import InfeasibleSystemError, platt
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(InfeasibleSystemError, match="no solution in the float range: the scores spread by only"):
+            platt([5e-324, 1e-323], [0.5, 0.5], 0.3, 0.7)
 
 
 def test_prior_correction_names_priors_that_do_not_broadcast():

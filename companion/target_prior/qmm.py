@@ -32,7 +32,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from scipy.special import log_expit, log_ndtr, ndtri
+from scipy.special import log_expit, log_ndtr, logsumexp, ndtri, ndtri_exp
 
 from .._checks import (
     ConvergenceError,
@@ -212,6 +212,11 @@ def _qmm(x, f, q, auc, link, *, what, xtol, max_iter) -> tuple[float, float, np.
     hi, step = lo, np.log(2.0)
     # the largest slope: a and a * (x - x_k) finite (a factor 2 below the largest float, for rounding)
     log_top = np.log(np.finfo(float).max) - max(0.0, np.log(float(np.ptp(x)))) - np.log(2.0)
+    if lo >= log_top:  # scores spread by a few subnormal ulps: even a nearly flat map needs a slope beyond the floats
+        raise InfeasibleSystemError(
+            f"{what} has no solution in the float range: the scores spread by only {spread:.3g} under the target "
+            f"masses, so a map with any slope up to {np.exp(log_top):.3g} is flat (implied AUC 1/2 to rounding)"
+        )
     g_lo = g_hi = auc_gap(lo)
     # max_iter steps, plus the doublings of a from lo to the top of the float range (up to about 2000)
     steps = max_iter + int(np.ceil(max(log_top - lo, 0.0) / np.log(2.0)))
@@ -364,6 +369,7 @@ class _RocFixedPoint(NamedTuple):
     class0_masses: np.ndarray
     posteriors: np.ndarray
     changes: np.ndarray
+    probit: np.ndarray  # Phi^-1(G*) of the class-0 masses rescaled to total 1 (the score of 2-parameter QMM)
 
 
 def _midpoint_probit(masses: np.ndarray) -> np.ndarray:
@@ -377,6 +383,31 @@ def _midpoint_probit(masses: np.ndarray) -> np.ndarray:
     lower = _midpoint_cdf(masses)
     upper = np.cumsum(masses[::-1])[::-1] - 0.5 * masses
     return np.where(lower <= 0.5, ndtri(np.minimum(lower, 0.5)), -ndtri(np.minimum(upper, 0.5)))
+
+
+def _log_midpoint_probit(log_masses: np.ndarray, *, raw_cdf: bool = False) -> np.ndarray:
+    r""":math:`\Phi^{-1}(G^*)` from the logs of the masses (``-inf`` for a zero mass), each tail from its own end.
+
+    :math:`\log G^*` comes from running log-sums (``logaddexp.accumulate``) and :math:`\Phi^{-1}` from
+    ``ndtri_exp``, so masses far below the float range (class-0 masses of 1e-400) keep their digits.
+    ``raw_cdf=True`` accumulates :math:`G^*` from the masses as they are (the ``"literal-raw"`` reading).
+    """
+    half = log_masses - np.log(2.0)
+    below = np.concatenate(([-np.inf], np.logaddexp.accumulate(log_masses)[:-1]))
+    above = np.concatenate((np.logaddexp.accumulate(log_masses[::-1])[::-1][1:], [-np.inf]))
+    total = 0.0 if raw_cdf else float(logsumexp(log_masses))
+    log_lower, log_upper = np.logaddexp(below, half) - total, np.logaddexp(above, half) - total
+    if raw_cdf:
+        if np.any(log_lower >= 0.0):
+            raise ConvergenceError(
+                "ROC-QMM fixed-point iteration (11b) left the domain of Phi^-1: the class-0 masses sum to "
+                f"{float(np.exp(logsumexp(log_masses))):.6g}, so the mid-point distribution function accumulated "
+                "from them reaches 1 or more (take G* of the normalized masses: iteration='literal' or 'normalized')"
+            )
+        return ndtri_exp(log_lower)
+    half_log = np.log(0.5)
+    return np.where(log_lower <= half_log, ndtri_exp(np.minimum(log_lower, half_log)),
+                    -ndtri_exp(np.minimum(log_upper, half_log)))
 
 
 def _roc_log_odds(class0_masses: np.ndarray, q: float, c: float, *, raw_cdf: bool = False) -> np.ndarray:
@@ -417,24 +448,64 @@ def _roc_step(f0: np.ndarray, f: np.ndarray, q: float, c: float, iteration: str)
     return new / new.sum() if iteration == "normalized" else new / (1.0 - q)
 
 
+#: Below this a class-0 mass f (1 - eta) may be a subnormal product with bits lost: the iteration then runs in logs.
+_ROC_LOG_ROUTE_BELOW = 2.0**-1000
+
+
 def _roc_fixed_point(f, q, c, *, iteration, tol, max_iter) -> _RocFixedPoint:
     """Iterate (11b) from f0 = f until every class-0 mass changes by at most ``tol`` of itself.
 
     ``changes`` records the sup-norm change per step; the stopping rule is relative, so that the class-0
-    masses of the top scores, far below ``tol`` when the target prior is near 1, converge too.
+    masses of the top scores, far below ``tol`` when the target prior is near 1, converge too.  Where a
+    target mass or an iterate falls below ``_ROC_LOG_ROUTE_BELOW`` the iteration is run in logs instead
+    (``_roc_fixed_point_in_logs``); the class-0 masses it returns may then underflow to 0, the posteriors not.
     """
+    raw = iteration == "literal-raw"
+    if np.any((f > 0.0) & (f < _ROC_LOG_ROUTE_BELOW)):
+        return _roc_fixed_point_in_logs(f, q, c, iteration=iteration, tol=tol, max_iter=max_iter)
     f0 = f.copy()
     changes = []
     for _ in range(max_iter):  # a fixed-point iteration is sequential by nature
         new = _roc_step(f0, f, q, c, iteration)
+        if np.any((f > 0.0) & (new < _ROC_LOG_ROUTE_BELOW)):
+            return _roc_fixed_point_in_logs(f, q, c, iteration=iteration, tol=tol, max_iter=max_iter)
         step = np.abs(new - f0)
         changes.append(float(np.max(step)))
         with np.errstate(divide="ignore", invalid="ignore"):
             relative = float(np.max(np.where(step > 0.0, step / np.abs(new), 0.0)))
         f0 = new
         if relative <= tol:
-            posteriors = _expit(_roc_log_odds(f0, q, c, raw_cdf=iteration == "literal-raw"))
-            return _RocFixedPoint(f0, posteriors, np.array(changes))
+            log_odds = _roc_log_odds(f0, q, c, raw_cdf=raw)
+            probit = None if raw else _midpoint_probit(f0 / f0.sum())
+            return _RocFixedPoint(f0, _expit(log_odds), np.array(changes), probit)
+    raise ConvergenceError(
+        f"ROC-QMM fixed-point iteration (11b) did not converge: after max_iter = {max_iter} iterations the "
+        f"class-0 masses still change by {relative:.3g} of themselves > tol = {tol:g}"
+    )
+
+
+def _roc_fixed_point_in_logs(f, q, c, *, iteration, tol, max_iter) -> _RocFixedPoint:
+    """:func:`_roc_fixed_point` on the logs of the class-0 masses: log f + log expit(-a), rescaled by a log-sum.
+
+    The same iteration and stopping rule; the relative change of a mass is ``expm1`` of the change of its log.
+    """
+    raw = iteration == "literal-raw"
+    mass = f > 0.0
+    with np.errstate(divide="ignore"):
+        log_f = np.log(f)
+    log_prior_odds = np.log(q / (1.0 - q)) - 0.5 * c * c
+    log_g = log_f.copy()
+    changes = []
+    for _ in range(max_iter):
+        new = log_f + log_expit(-(log_prior_odds + c * _log_midpoint_probit(log_g, raw_cdf=raw)))
+        new = new - float(logsumexp(new[mass])) if iteration == "normalized" else new - np.log1p(-q)
+        changes.append(float(np.max(np.abs(np.exp(new[mass]) - np.exp(log_g[mass])))))
+        relative = float(np.max(np.abs(np.expm1(new[mass] - log_g[mass]))))
+        log_g = new
+        if relative <= tol:
+            probit = _log_midpoint_probit(log_g, raw_cdf=raw)
+            return _RocFixedPoint(np.exp(log_g), _expit(log_prior_odds + c * probit), np.array(changes),
+                                  None if raw else probit)
     raise ConvergenceError(
         f"ROC-QMM fixed-point iteration (11b) did not converge: after max_iter = {max_iter} iterations the "
         f"class-0 masses still change by {relative:.3g} of themselves > tol = {tol:g}"
@@ -484,7 +555,11 @@ def roc_qmm(
     computed as :math:`\mathrm{expit}(-a)` and :math:`\Phi^{-1}(G^*)` of the
     top scores from the upper tail (``_midpoint_probit``); the posteriors are
     then floats next to 1, and ``params["class0_masses"]`` (proportional to
-    :math:`f\,(1-\eta)`) keeps the digits of :math:`1-\eta`.
+    :math:`f\,(1-\eta)`) keeps the digits of :math:`1-\eta`.  Where a target
+    mass or a class-0 mass falls below :math:`2^{-1000}` (a product that would
+    be subnormal) the iteration runs on the logs of the masses
+    (``_roc_fixed_point_in_logs``); class-0 masses beyond the float range then
+    come back as 0 or subnormal, and the posteriors are right.
     """
     f, q, c = _roc_inputs(target_masses, target_prior, auc, iteration)
     tol = check_tolerance(tol, "tol")
@@ -560,13 +635,12 @@ def two_param_qmm(
     AUC :math:`=` ``auc`` exactly (``a < 0`` for an increasing posterior);
     ``target_prior`` at least :data:`MIN_AUC_PRIOR` (module docstring).
     """
-    f, q, _ = _roc_inputs(target_masses, target_prior, auc, "normalized")
+    f, q, c = _roc_inputs(target_masses, target_prior, auc, "normalized")
     q = _check_auc_prior(q, "target_prior")
     auc = _check_auc(auc)
     tol = check_tolerance(tol, "tol")
     xtol, max_iter = _check_solver(xtol, max_iter)
-    fit = roc_qmm(f, q, auc, tol=tol, max_iter=max_iter)
-    f0 = fit.params["class0_masses"]
-    x = _midpoint_probit(f0)
+    fp = _roc_fixed_point(f, q, c, iteration="normalized", tol=tol, max_iter=max_iter)
+    f0, x = fp.class0_masses, fp.probit
     a, b, post = _qmm(x, f, q, auc, "logistic", what="system (12b) for 2-parameter QMM", xtol=xtol, max_iter=max_iter)
     return Recalibrated(post, {"a": -a, "b": -b, "class0_masses": f0})

@@ -291,8 +291,8 @@ def fjs(
     The masses are read as a distribution (divided by their sum, see
     ``_target_distribution``), and for ``target_prior`` above 1/2 eq. (7b) is
     solved as the other class's mean, :math:`1 - q = E_Q[1 - \eta_Q]`, so that
-    a prior within rounding of 1 keeps its digits (:math:`1 - q` is exact in
-    floats there).  ``params["log_rho"]`` holds :math:`\log\varrho`, which
+    the equation for a prior within rounding of 1 keeps its digits (:math:`1 - q` is exact in
+    floats there; the posteriors themselves are floats, next to 1 within an ulp or two).  ``params["log_rho"]`` holds :math:`\log\varrho`, which
     stays finite where :math:`\varrho` itself is beyond the largest float
     (``params["rho"]`` is then ``inf``; the posteriors are computed from
     :math:`\log\varrho` and are right).
