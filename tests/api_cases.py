@@ -981,9 +981,9 @@ reg("target_prior.qmm.cspd_quantify", dict(posteriors=POST, target_masses=MASSES
     dict(posteriors=POSTK, target_masses=MASSK, auc=AUC, link=option(), **SOLVER))
 reg("target_prior.qmm.roc_qmm", dict(target_masses=MASSES, target_prior=0.3, auc=0.8),
     dict(target_masses=MASSK, target_prior=PRIOR, auc=AUC, iteration=option(), tol=TOL, max_iter=MAXIT))
-reg("target_prior.qmm.roc_qmm_trace", dict(target_masses=MASSES, target_prior=0.3, auc=0.8, n_iter=5),
+reg("target_prior.experiments.roc_qmm_trace", dict(target_masses=MASSES, target_prior=0.3, auc=0.8, n_iter=5),
     dict(target_masses=MASSK, target_prior=PRIOR, auc=AUC, n_iter=integer(), iteration=option()))
-reg("target_prior.qmm.roc_qmm_jacobian", dict(target_masses=MASSES, target_prior=0.3, auc=0.8, class0_masses=MASSES[::-1].copy()),
+reg("target_prior.experiments.roc_qmm_jacobian", dict(target_masses=MASSES, target_prior=0.3, auc=0.8, class0_masses=MASSES[::-1].copy()),
     dict(target_masses=MASSK, target_prior=PRIOR, auc=AUC, class0_masses=MASSK))
 reg("target_prior.qmm.two_param_qmm", dict(target_masses=MASSES, target_prior=0.3, auc=0.8),
     dict(target_masses=MASSK, target_prior=PRIOR, auc=AUC, tol=TOL, xtol=TOL, max_iter=MAXIT))

@@ -72,7 +72,7 @@ def test_expected_bin_ones_at_separated_classes(mu):
 
 
 def test_roc_qmm_jacobian_at_an_end_mass_of_zero_is_refused_and_tiny_end_masses_are_finite():
-    from companion.target_prior.qmm import roc_qmm_jacobian
+    from companion.target_prior.experiments import roc_qmm_jacobian
 
     f = np.array([0.2, 0.3, 0.5])
     for f0 in ([1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.5, 0.5, 0.0]):
@@ -118,7 +118,7 @@ def _documented_maxima():
     from companion.conformal_label_shift.derivations import permutation_weight_residuals
     from companion.label_shift_weights.derivations import moment_identity_residuals
     from companion.multiclass_lp.guarantee_checks import bernoulli_test_size
-    from companion.target_prior.qmm import roc_qmm_trace
+    from companion.target_prior.experiments import roc_qmm_trace
     from companion.uniform_mass_binning.derivations import binwise_pooling_identity
 
     masses = np.array([0.125, 0.25, 0.25, 0.25, 0.125])
@@ -179,7 +179,7 @@ def test_float32_rows_are_accepted_and_computed_in_float64_in_every_package():
     from companion.conformal_label_shift import conformal_scores
     from companion.label_shift_weights import bbse
     from companion.multiclass_lp import as_probability_rows
-    from companion.target_prior.qmm import roc_qmm_trace
+    from companion.target_prior.experiments import roc_qmm_trace
 
     rows, y = _float32_rows()
     as64 = rows.astype(np.float64)

@@ -14,7 +14,7 @@ qmm
 derivations
     SymPy checks of eq. (13), the Jensen bounds and the binormal ROC.
 experiments
-    Table 1, Figures 1-2, the ROC-QMM iteration and Remark 1.
+    Table 1, Figures 1-2, the ROC-QMM iteration (its trace and Jacobian) and Remark 1.
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from scipy.special import log_expit
 
 from .._checks import (
     ConvergenceError,
@@ -24,12 +25,17 @@ from .._checks import (
     check_tolerance,
 )
 from .._memo import memoised
+from .._numerics import _expit
 from ..scenarios import RatingScaleExample
 from .auc import empirical_distribution, implied_auc
-from .qmm import _check_auc_prior, cspd, cspd_quantify, platt, roc_qmm, roc_qmm_jacobian, roc_qmm_trace, two_param_qmm
+from .qmm import (
+    _check_auc_prior, _midpoint_probit, _roc_inputs, _roc_step, cspd, cspd_quantify, platt, roc_qmm, two_param_qmm,
+)
 from .recalibration import InfeasibleSystemError, _check_auc, capped_scaling, fjs, label_shift
 
 __all__ = [
+    "roc_qmm_trace",
+    "roc_qmm_jacobian",
     "TASCHE_TABLE1_PAPER",
     "QMM_METHODS",
     "Table1Row",
@@ -231,6 +237,62 @@ def _observed_rate(changes: np.ndarray, upper: float, lower: float) -> float:
     if k.size < 2:
         raise ValueError(f"fewer than two changes lie in ({lower:g}, {upper:g}); widen the window")
     return float(np.exp(np.polyfit(k, np.log(changes[k]), 1)[0]))
+
+
+#: Most steps of :func:`roc_qmm_trace` (one Python-level step each; 10**4 run in about a second, and the
+#: rounding floor is reached within a few hundred steps for the book's AUCs).
+_MAX_TRACE_STEPS = 10**4
+
+
+def roc_qmm_trace(target_masses, target_prior, auc, n_iter: int, *, iteration: str = "normalized") -> np.ndarray:
+    """Sup-norm change of the class-0 masses in each of exactly ``n_iter`` steps of (11b), without a stopping rule.
+
+    Shows the geometric phase of the iteration and the rounding floor below
+    it; ``iteration`` as in :func:`roc_qmm`; ``n_iter`` is at most ``10**4``.
+    """
+    f, q, c = _roc_inputs(target_masses, target_prior, auc, iteration)
+    n_iter = check_int(n_iter, "n_iter", minimum=1, maximum=_MAX_TRACE_STEPS)
+    f0 = f.copy()
+    changes = np.empty(n_iter)
+    for k in range(n_iter):  # sequential by nature
+        new = _roc_step(f0, f, q, c, iteration)
+        changes[k] = np.max(np.abs(new - f0))
+        f0 = new
+    return changes
+
+
+def roc_qmm_jacobian(target_masses, target_prior, auc, class0_masses) -> np.ndarray:
+    r"""Jacobian of the normalized ROC-QMM map :math:`N(f_0) = U(f_0)/\sum_s U(f_0)(s)` at ``class0_masses``.
+
+    Here :math:`U = f\,(1 - \eta)` with :math:`\eta` from (10b) and
+    :math:`z = \Phi^{-1}(G^*(f_0))`, :math:`G^* = L f_0` (``L`` lower triangular
+    with 1/2 on the diagonal).  Since :math:`\partial\eta_i/\partial G_i =
+    c\,\eta_i(1-\eta_i)/\varphi(z_i)`,
+
+    .. math:: J = \frac{1}{\sum_s U(s)}\,(I - N\mathbf 1^\top)\,
+              \operatorname{diag}\bigl(-f\,\eta(1-\eta)\,c/\varphi(z)\bigr)\,L .
+
+    At the fixed point its spectral radius is the asymptotic contraction
+    factor of the iteration per step (the book's :math:`\lambda_J`).
+    """
+    f, q, c = _roc_inputs(target_masses, target_prior, auc, "normalized")
+    f0 = as_masses(class0_masses, "class0_masses")
+    check_same_length(target_masses=f, class0_masses=f0)
+    if not (f0[0] > 0.0 and f0[-1] > 0.0):
+        raise ValueError("class0_masses must be positive at the lowest and highest score: where the mid-point cdf "
+                         "reaches 0 or 1, Phi^-1 has an infinite slope and the Jacobian does not exist")
+    n = f.size
+    lower = np.tril(np.ones((n, n))) - 0.5 * np.eye(n)
+    z = _midpoint_probit(f0)
+    a = np.log(q / (1.0 - q)) - 0.5 * c * c + c * z
+    h = f * _expit(-a)
+    total = h.sum()
+    # eta (1 - eta) / phi(z) in logs: at a mass near 0 both factors underflow/overflow alone
+    slope = np.exp(log_expit(a) + log_expit(-a) + 0.5 * z * z + 0.5 * np.log(2.0 * np.pi))
+    if not np.all(np.isfinite(slope)):
+        raise ValueError("class0_masses puts so little mass at an end of the support that the Jacobian exceeds the float range")
+    dh = (-f * c * slope)[:, None] * lower
+    return (dh - np.outer(h / total, dh.sum(axis=0))) / total
 
 
 def roc_qmm_convergence(
