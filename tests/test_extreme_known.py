@@ -1065,6 +1065,21 @@ def test_roc_qmm_stops_when_the_smallest_class0_mass_has_converged():
     np.testing.assert_allclose(fit.posteriors, eta, rtol=0.0, atol=16 * np.finfo(float).eps)
 
 
+def test_roc_qmm_trace_takes_the_log_route_too(monkeypatch):
+    """A referee (s28): roc_qmm_trace had no log route and refused inputs roc_qmm solves ("class-0 mass at the
+    highest score underflowed").  The trace runs in logs where roc_qmm does: its changes fall geometrically to
+    the rounding level, and on an ordinary input both routes give the same trace (to 1e-13 of its first step)."""
+    import companion.target_prior.experiments as ex
+
+    for f, q, auc in (([0.5, 0.5, 1e-310], 0.3, 0.99), ([0.5, 0.5, 1e-300], 1 - 1e-15, 0.9999999)):
+        changes = ex.roc_qmm_trace(f, q, auc, 60)
+        assert np.all(np.isfinite(changes)) and changes[-1] < 1e-15 * changes[0]
+    direct = ex.roc_qmm_trace([0.2, 0.3, 0.5], 0.3, 0.8, 20)
+    monkeypatch.setattr(ex, "_ROC_LOG_ROUTE_BELOW", 1.0)  # every mass below it: the log route throughout
+    in_logs = ex.roc_qmm_trace([0.2, 0.3, 0.5], 0.3, 0.8, 20)
+    np.testing.assert_allclose(in_logs[:8], direct[:8], rtol=0.0, atol=1e-13 * direct[0])
+
+
 def test_roc_qmm_converges_in_a_slowly_contracting_case_at_its_defaults():
     """A referee (s28): the relative stopping rule needs more steps where the Jacobian's spectral radius is near 1
     (8 of 20,947 random problems refused at max_iter = 1000).  Here lambda_J = 0.994 and about 4,200 steps are
@@ -1278,16 +1293,23 @@ def test_platt_brackets_a_slope_many_doublings_away():
     np.testing.assert_allclose(fit.posteriors, [float(v) for v in post], rtol=1e-13, atol=0.0)
 
 
-def test_platt_with_scores_a_subnormal_ulp_apart_says_no_slope_in_the_float_range_helps():
-    """A referee (s28): scores 5e-324 and 1e-323 made the first slope infinite (log(1e-3 / sd) above the float
-    range), and the refusal blamed the intercept's bracket [-0.59, inf] with a nan residual and leaked overflow
-    warnings.  The refusal now says why: a x spans at most 4e-16 for every float slope."""
+def test_platt_with_scores_subnormal_ulps_apart_starts_at_the_largest_float_slope():
+    """Referees (s28): scores 5e-324 and 1e-323 made the first slope infinite (log(1e-3 / sd) above the float range):
+    a refusal blaming the intercept's bracket with a nan residual and overflow warnings.  The search now starts at
+    the largest float slope: there a x spans 4e-16, the implied AUC is 1/2 to rounding, and the refusal says so;
+    scores 1e-311 and 3e-311 reach AUC 0.5001 at a = 4e307 (both equations checked at 60 digits)."""
     from companion.target_prior import InfeasibleSystemError, platt
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        with pytest.raises(InfeasibleSystemError, match="no solution in the float range: the scores spread by only"):
+        with pytest.raises(InfeasibleSystemError, match="no solution in the float range: the implied AUC stays at 0.5"):
             platt([5e-324, 1e-323], [0.5, 0.5], 0.3, 0.7)
+        fit = platt([1e-311, 3e-311], [0.5, 0.5], 0.5, 0.5001)
+    assert 1e307 < fit.params["a"] < np.finfo(float).max
+    with mp.workdps(60):
+        post = [mp.mpf(v) for v in fit.posteriors]
+        assert abs((post[0] + post[1]) / 2 - mp.mpf(0.5)) < 1e-15
+        assert abs(_mp_auc(post, [0.5, 0.5]) - mp.mpf(0.5001)) < 1e-12
 
 
 def test_prior_correction_names_priors_that_do_not_broadcast():

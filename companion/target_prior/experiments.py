@@ -29,7 +29,8 @@ from .._numerics import _expit
 from ..scenarios import RatingScaleExample
 from .auc import empirical_distribution, implied_auc
 from .qmm import (
-    _check_auc_prior, _midpoint_probit, _roc_inputs, _roc_step, cspd, cspd_quantify, platt, roc_qmm, two_param_qmm,
+    _ROC_LOG_ROUTE_BELOW, _check_auc_prior, _midpoint_probit, _roc_inputs, _roc_step, _roc_step_in_logs, cspd,
+    cspd_quantify, platt, roc_qmm, two_param_qmm,
 )
 from .recalibration import InfeasibleSystemError, _check_auc, capped_scaling, fjs, label_shift
 
@@ -249,15 +250,30 @@ def roc_qmm_trace(target_masses, target_prior, auc, n_iter: int, *, iteration: s
 
     Shows the geometric phase of the iteration and the rounding floor below
     it; ``iteration`` as in :func:`roc_qmm`; ``n_iter`` is at most ``10**4``.
+    Where a target or class-0 mass falls below ``2**-1000`` the steps are
+    taken on the logs of the masses, as :func:`roc_qmm` does.
     """
     f, q, c = _roc_inputs(target_masses, target_prior, auc, iteration)
     n_iter = check_int(n_iter, "n_iter", minimum=1, maximum=_MAX_TRACE_STEPS)
-    f0 = f.copy()
+    mass = f > 0.0
     changes = np.empty(n_iter)
-    for k in range(n_iter):  # sequential by nature
-        new = _roc_step(f0, f, q, c, iteration)
-        changes[k] = np.max(np.abs(new - f0))
-        f0 = new
+    if not np.any(mass & (f < _ROC_LOG_ROUTE_BELOW)):
+        f0 = f.copy()
+        for k in range(n_iter):  # sequential by nature
+            new = _roc_step(f0, f, q, c, iteration)
+            if np.any(mass & (new < _ROC_LOG_ROUTE_BELOW)):
+                break
+            changes[k] = np.max(np.abs(new - f0))
+            f0 = new
+        else:
+            return changes
+    with np.errstate(divide="ignore"):
+        log_f = np.log(f)
+    log_g = log_f.copy()
+    for k in range(n_iter):
+        new = _roc_step_in_logs(log_g, log_f, mass, q, c, iteration)
+        changes[k] = np.max(np.abs(np.exp(new[mass]) - np.exp(log_g[mass])))
+        log_g = new
     return changes
 
 
@@ -273,7 +289,10 @@ def roc_qmm_jacobian(target_masses, target_prior, auc, class0_masses) -> np.ndar
               \operatorname{diag}\bigl(-f\,\eta(1-\eta)\,c/\varphi(z)\bigr)\,L .
 
     At the fixed point its spectral radius is the asymptotic contraction
-    factor of the iteration per step (the book's :math:`\lambda_J`).
+    factor of the iteration per step (the book's :math:`\lambda_J`).  The
+    masses must be positive floats at both ends: where :func:`roc_qmm` returns
+    an end mass of 0 (a class-0 mass beyond the float range) the Jacobian is
+    refused with a ValueError.
     """
     f, q, c = _roc_inputs(target_masses, target_prior, auc, "normalized")
     f0 = as_masses(class0_masses, "class0_masses")
