@@ -1304,6 +1304,8 @@ def test_platt_with_scores_subnormal_ulps_apart_starts_at_the_largest_float_slop
         warnings.simplefilter("error")
         with pytest.raises(InfeasibleSystemError, match="no solution in the float range: the implied AUC stays at 0.5"):
             platt([5e-324, 1e-323], [0.5, 0.5], 0.3, 0.7)
+        with pytest.raises(InfeasibleSystemError, match="no solution in the float range"):  # sd 5e-324 sqrt(0.1)
+            platt([5e-324, 1e-323], [0.9, 0.1], 0.5, 0.50001)  # rounds to 0: its log is taken from the scaled parts
         fit = platt([1e-311, 3e-311], [0.5, 0.5], 0.5, 0.5001)
     assert 1e307 < fit.params["a"] < np.finfo(float).max
     with mp.workdps(60):

@@ -201,10 +201,11 @@ def _qmm(x, f, q, auc, link, *, what, xtol, max_iter) -> tuple[float, float, np.
 
     dev = x - f @ x
     spread = float(np.sqrt(f @ dev**2))  # the scores' sd under the target masses; a * sd = 1e-3 is a nearly flat map
-    if spread < 1e-150:  # the square underflows (tiny scores): the same sd, scaled first
-        scale = float(np.max(np.abs(dev[f > 0.0])))
-        spread = scale * float(np.sqrt(f @ (dev / scale) ** 2))
-    lo = np.log(1e-3) - np.log(spread) if spread < 1e-150 else np.log(1e-3 / spread)
+    if spread < 1e-150:  # the square underflows (tiny scores): the log of the same sd, scaled first (the sd itself
+        scale = float(np.max(np.abs(dev[f > 0.0])))  # may round to 0 at a subnormal spread)
+        lo = np.log(1e-3) - np.log(scale) - 0.5 * np.log(float(f @ (dev / scale) ** 2))
+    else:
+        lo = np.log(1e-3 / spread)
     hi, step = lo, np.log(2.0)
     # the largest slope: a and a * (x - x_k) finite (a factor 2 below the largest float, for rounding)
     log_top = np.log(np.finfo(float).max) - max(0.0, np.log(float(np.ptp(x)))) - np.log(2.0)
