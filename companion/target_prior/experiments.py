@@ -29,8 +29,8 @@ from .._numerics import _expit
 from ..scenarios import RatingScaleExample
 from .auc import empirical_distribution, implied_auc
 from .qmm import (
-    _ROC_LOG_ROUTE_BELOW, _check_auc_prior, _midpoint_probit, _roc_inputs, _roc_step, _roc_step_in_logs, cspd,
-    cspd_quantify, platt, roc_qmm, two_param_qmm,
+    _ROC_LOG_ROUTE_BELOW, _check_auc_prior, _midpoint_probit, _roc_inputs, _roc_intercept, _roc_step,
+    _roc_step_in_logs, cspd, cspd_quantify, platt, roc_qmm, two_param_qmm,
 )
 from .recalibration import InfeasibleSystemError, _check_auc, capped_scaling, fjs, label_shift
 
@@ -303,7 +303,7 @@ def roc_qmm_jacobian(target_masses, target_prior, auc, class0_masses) -> np.ndar
     n = f.size
     lower = np.tril(np.ones((n, n))) - 0.5 * np.eye(n)
     z = _midpoint_probit(f0)
-    a = np.log(q / (1.0 - q)) - 0.5 * c * c + c * z
+    a = _roc_intercept(q, c) + c * z
     h = f * _expit(-a)
     total = h.sum()
     # eta (1 - eta) / phi(z) in logs: at a mass near 0 both factors underflow/overflow alone

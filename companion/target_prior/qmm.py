@@ -378,6 +378,11 @@ def _midpoint_probit(masses: np.ndarray) -> np.ndarray:
     return np.where(lower <= 0.5, ndtri(np.minimum(lower, 0.5)), -ndtri(np.minimum(upper, 0.5)))
 
 
+def _roc_intercept(q: float, c: float) -> float:
+    """The intercept of the log-odds (10b), logit q - c^2/2 (the slope c multiplies Phi^-1(G*))."""
+    return float(np.log(q / (1.0 - q)) - 0.5 * c * c)
+
+
 def _log_midpoint_probit(log_masses: np.ndarray, *, raw_cdf: bool = False) -> np.ndarray:
     r""":math:`\Phi^{-1}(G^*)` from the logs of the masses (``-inf`` for a zero mass), each tail from its own end.
 
@@ -428,7 +433,7 @@ def _roc_log_odds(class0_masses: np.ndarray, q: float, c: float, *, raw_cdf: boo
                 "target_prior that close to 0 or 1, put the fixed point beyond the float range for this auc)"
             )
         z = _midpoint_probit(class0_masses / class0_masses.sum())
-    return np.log(q / (1.0 - q)) - 0.5 * c * c + c * z
+    return _roc_intercept(q, c) + c * z
 
 
 def _roc_step(f0: np.ndarray, f: np.ndarray, q: float, c: float, iteration: str) -> np.ndarray:
@@ -480,7 +485,7 @@ def _roc_fixed_point(f, q, c, *, iteration, tol, max_iter) -> _RocFixedPoint:
 def _roc_step_in_logs(log_g: np.ndarray, log_f: np.ndarray, mass: np.ndarray, q: float, c: float,
                       iteration: str) -> np.ndarray:
     """:func:`_roc_step` on the logs of the class-0 masses: log f + log expit(-a), rescaled by a log-sum."""
-    log_odds = np.log(q / (1.0 - q)) - 0.5 * c * c + c * _log_midpoint_probit(log_g, raw_cdf=iteration == "literal-raw")
+    log_odds = _roc_intercept(q, c) + c * _log_midpoint_probit(log_g, raw_cdf=iteration == "literal-raw")
     new = log_f + log_expit(-log_odds)
     return new - float(logsumexp(new[mass])) if iteration == "normalized" else new - np.log1p(-q)
 
@@ -494,7 +499,6 @@ def _roc_fixed_point_in_logs(f, q, c, *, iteration, tol, max_iter) -> _RocFixedP
     mass = f > 0.0
     with np.errstate(divide="ignore"):
         log_f = np.log(f)
-    log_prior_odds = np.log(q / (1.0 - q)) - 0.5 * c * c
     log_g = log_f.copy()
     changes = []
     for _ in range(max_iter):
@@ -504,7 +508,7 @@ def _roc_fixed_point_in_logs(f, q, c, *, iteration, tol, max_iter) -> _RocFixedP
         log_g = new
         if relative <= tol:
             probit = _log_midpoint_probit(log_g, raw_cdf=raw)
-            return _RocFixedPoint(np.exp(log_g), _expit(log_prior_odds + c * probit), np.array(changes),
+            return _RocFixedPoint(np.exp(log_g), _expit(_roc_intercept(q, c) + c * probit), np.array(changes),
                                   None if raw else probit)
     raise ConvergenceError(
         f"ROC-QMM fixed-point iteration (11b) did not converge: after max_iter = {max_iter} iterations the "
