@@ -12,6 +12,14 @@ rotating), each keeping its best of ``--rounds``, so that the intro page -- the 
 and the chapters are measured under the same load; the table gives each page's ratio to it.
 The goal (issue 28): every page at most 2 s and at most 1.3 times the intro page.
 
+``--sections``: a copy of the build in which each chapter page is cut into one page per section (``<h2>``; the
+first page keeps the chapter's opening text, each page the chapter's title), visited in the same rounds: what
+a book read one section per page would cost (issue 28 measured it: 36 of the 80 section pages still took more
+than 1.3 times the intro page, the first screen of formulas costing that much on its own).
+
+Each row also gives the time until the largest element of the first screen was drawn (Chrome's Largest
+Contentful Paint), what a reader sees first; the page may still be parsing below it.
+
 ``--profile book/ch03_multiclass_lp`` instead records one visit of that page (and of the intro page)
 with Chrome's tracing and prints where the time goes on the page's main thread (HTML parsing, style,
 layout, paint, script, ...) and the page's bytes by part.
@@ -22,6 +30,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
+import shutil
 import sys
 import tempfile
 from collections import defaultdict
@@ -43,15 +53,65 @@ _DRAWN = """async () => {
   await document.fonts.ready;
   await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
   await document.fonts.ready;  // and the fonts that frame's layout asked for
-  return {ms: performance.now(), mathjax: !!(window.MathJax && window.MathJax.startup),
+  const ms = performance.now();
+  const first = await new Promise((done) => {
+    new PerformanceObserver((list) => done(list.getEntries().at(-1).startTime))
+      .observe({type: "largest-contentful-paint", buffered: true});
+    setTimeout(() => done(null), 1000);
+  });
+  return {ms, first, mathjax: !!(window.MathJax && window.MathJax.startup),
           formulas: document.querySelectorAll('mjx-container').length};
 }"""
+
+_ARTICLE = re.compile(r'(<article class="bd-article"[^>]*>)(.*)(</article>)', re.S)
+_SECTION_TAG = re.compile(r"<(/?)section\b[^>]*>")
+_H1 = re.compile(r"<h1\b.*?</h1>", re.S)
 
 
 def pages(html: Path) -> list[str]:
     """The intro page and every chapter page of the build, as paths without suffix."""
     chapters = sorted(p.relative_to(html).with_suffix("").as_posix() for p in (html / "book").glob("ch*.html"))
     return [BASELINE, *chapters]
+
+
+def cut_at_sections(page: str) -> list[str]:
+    """A chapter page cut into one page per section (``<h2>``): the first keeps the chapter's opening text and
+    first section, each other the chapter's title and its section; the page itself if it has one section."""
+    found = _ARTICLE.search(page)
+    if found is None:
+        raise ValueError("no <article class=\"bd-article\"> in the page")
+    article, depth, spans, top = found[2], 0, [], None
+    for tag in _SECTION_TAG.finditer(article):
+        depth += -1 if tag[1] else 1
+        if not tag[1] and depth == 1:
+            top = tag
+        elif not tag[1] and depth == 2:
+            spans.append([tag.start(), None])
+        elif tag[1] and depth == 1:
+            spans[-1][1] = tag.end()
+        elif tag[1] and depth == 0:
+            close = tag.start()
+            break
+    else:
+        raise ValueError("the page's top <section> is not closed")
+    if len(spans) < 2:
+        return [page]
+    h1 = _H1.search(article, top.end(), spans[0][0])
+    heads = [article[:spans[0][0]]] + [article[:top.end()] + (h1[0] if h1 else "")] * (len(spans) - 1)
+    return [page[:found.start(2)] + head + article[start:end] + article[close:] + page[found.end(2):]
+            for head, (start, end) in zip(heads, spans)]
+
+
+def sections_copy(html: Path, into: Path) -> Path:
+    """A copy of the build ``html`` under ``into`` with each chapter page replaced by its pages of a section
+    (``ch03_multiclass_lp-s01.html``, ...)."""
+    copy = into / "html"
+    shutil.copytree(html, copy)
+    for chapter in sorted((copy / "book").glob("ch*.html")):
+        for k, page in enumerate(cut_at_sections(chapter.read_text(encoding="utf-8")), start=1):
+            (chapter.parent / f"{chapter.stem}-s{k:02d}.html").write_text(page, encoding="utf-8")
+        chapter.unlink()
+    return copy
 
 
 def time_page(context, path: Path, trace: Path | None = None) -> dict:
@@ -88,8 +148,9 @@ def measure(builds: dict[str, Path], rounds: int) -> dict[str, dict[str, dict]]:
                 drawn = time_page(context, builds[label] / f"{name}.html")
                 s = drawn["ms"] / 1000
                 print(f"round {r + 1}: {label} {name} {s:.2f} s ({drawn['formulas']} formulas)", flush=True)
-                if (label, name) not in best or s < best[label, name]["s"]:
-                    best[label, name] = {"s": s, "mathjax": drawn["mathjax"], "formulas": drawn["formulas"]}
+                first = drawn["first"] / 1000 if drawn["first"] is not None else float("nan")
+                row = best.setdefault((label, name), {**drawn, "s": s, "first": first})
+                row["s"], row["first"] = min(row["s"], s), min(row["first"], first)
         if blocked:
             raise RuntimeError(f"pages tried to leave the local files: {blocked[:5]}")
     return {label: {name: best[label, name] for lab, name in visits if lab == label} for label in builds}
@@ -224,10 +285,12 @@ def profile(html: Path, name: str) -> str:
 def markdown(best: dict[str, dict]) -> str:
     """The times as a Markdown table, each page's ratio to the intro page."""
     base = best[BASELINE]["s"]
-    lines = ["| page | formulas | typeset in the browser | time (s) | / intro page |", "|---|---:|---|---:|---:|"]
+    first = best[BASELINE]["first"]
+    lines = ["| page | formulas | typeset in the browser | time (s) | / intro page | first screen (s) | / intro page |",
+             "|---|---:|---|---:|---:|---:|---:|"]
     for name, row in best.items():
         lines.append(f"| {name.split('/')[-1]} | {row['formulas']} | {'yes' if row['mathjax'] else 'no'} | "
-                     f"{row['s']:.2f} | {row['s'] / base:.2f} |")
+                     f"{row['s']:.2f} | {row['s'] / base:.2f} | {row['first']:.2f} | {row['first'] / first:.2f} |")
     return "\n".join(lines)
 
 
@@ -237,6 +300,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--profile", metavar="PAGE", help="trace one visit of PAGE (e.g. book/ch03_multiclass_lp)")
     parser.add_argument("--against", metavar="BUILD", help="another build directory, measured in the same rounds")
+    parser.add_argument("--sections", action="store_true",
+                        help="also a copy of the build with each chapter cut into pages of a section, in the same rounds")
     args = parser.parse_args()
     builds = {"build": Path(args.build) / "html"}
     if args.against:
@@ -251,7 +316,10 @@ def main() -> None:
         print(profile(html, args.profile))
         return
     load = os.getloadavg()[0]
-    best = measure(builds, args.rounds)
+    with tempfile.TemporaryDirectory() as tmp:
+        if args.sections:
+            builds["sections"] = sections_copy(builds["build"], Path(tmp))
+        best = measure(builds, args.rounds)
     print(f"\n{THROTTLE}x CPU throttling, {WIDTH} px, best of {args.rounds}, load {max(load, os.getloadavg()[0]):.1f}")
     for label, rows in best.items():
         print(f"\n{label}: {builds[label].parent}\n\n{markdown(rows)}")

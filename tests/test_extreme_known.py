@@ -1070,12 +1070,13 @@ def test_roc_qmm_trace_takes_the_log_route_too(monkeypatch):
     highest score underflowed").  The trace runs in logs where roc_qmm does: its changes fall geometrically to
     the rounding level, and on an ordinary input both routes give the same trace (to 1e-13 of its first step)."""
     import companion.target_prior.experiments as ex
+    import companion.target_prior.qmm as qmm
 
     for f, q, auc in (([0.5, 0.5, 1e-310], 0.3, 0.99), ([0.5, 0.5, 1e-300], 1 - 1e-15, 0.9999999)):
         changes = ex.roc_qmm_trace(f, q, auc, 60)
         assert np.all(np.isfinite(changes)) and changes[-1] < 1e-15 * changes[0]
     direct = ex.roc_qmm_trace([0.2, 0.3, 0.5], 0.3, 0.8, 20)
-    monkeypatch.setattr(ex, "_ROC_LOG_ROUTE_BELOW", 1.0)  # every mass below it: the log route throughout
+    monkeypatch.setattr(qmm, "_ROC_LOG_ROUTE_BELOW", 1.0)  # every mass below it: the log route throughout
     in_logs = ex.roc_qmm_trace([0.2, 0.3, 0.5], 0.3, 0.8, 20)
     np.testing.assert_allclose(in_logs[:8], direct[:8], rtol=0.0, atol=1e-13 * direct[0])
 

@@ -29,8 +29,8 @@ from .._numerics import _expit
 from ..scenarios import RatingScaleExample
 from .auc import empirical_distribution, implied_auc
 from .qmm import (
-    _ROC_LOG_ROUTE_BELOW, _check_auc_prior, _midpoint_probit, _roc_inputs, _roc_intercept, _roc_step,
-    _roc_step_in_logs, cspd, cspd_quantify, platt, roc_qmm, two_param_qmm,
+    _check_auc_prior, _midpoint_probit, _roc_change, _roc_inputs, _roc_intercept, _roc_iterates, cspd,
+    cspd_quantify, platt, roc_qmm, two_param_qmm,
 )
 from .recalibration import InfeasibleSystemError, _check_auc, capped_scaling, fjs, label_shift
 
@@ -256,25 +256,13 @@ def roc_qmm_trace(target_masses, target_prior, auc, n_iter: int, *, iteration: s
     f, q, c = _roc_inputs(target_masses, target_prior, auc, iteration)
     n_iter = check_int(n_iter, "n_iter", minimum=1, maximum=_MAX_TRACE_STEPS)
     mass = f > 0.0
-    changes = np.empty(n_iter)
-    if not np.any(mass & (f < _ROC_LOG_ROUTE_BELOW)):
-        f0 = f.copy()
-        for k in range(n_iter):  # sequential by nature
-            new = _roc_step(f0, f, q, c, iteration)
-            if np.any(mass & (new < _ROC_LOG_ROUTE_BELOW)):
-                break
-            changes[k] = np.max(np.abs(new - f0))
-            f0 = new
-        else:
-            return changes
-    with np.errstate(divide="ignore"):
-        log_f = np.log(f)
-    log_g = log_f.copy()
-    for k in range(n_iter):
-        new = _roc_step_in_logs(log_g, log_f, mass, q, c, iteration)
-        changes[k] = np.max(np.abs(np.exp(new[mass]) - np.exp(log_g[mass])))
-        log_g = new
-    return changes
+    changes, route = [], None
+    for in_logs, previous, new in _roc_iterates(f, q, c, iteration):
+        if in_logs is not route:  # the log route starts over from f
+            changes, route = [], in_logs
+        changes.append(_roc_change(in_logs, previous, new, mass)[0])
+        if len(changes) == n_iter:
+            return np.array(changes)
 
 
 def roc_qmm_jacobian(target_masses, target_prior, auc, class0_masses) -> np.ndarray:

@@ -450,38 +450,6 @@ def _roc_step(f0: np.ndarray, f: np.ndarray, q: float, c: float, iteration: str)
 _ROC_LOG_ROUTE_BELOW = 2.0**-1000
 
 
-def _roc_fixed_point(f, q, c, *, iteration, tol, max_iter) -> _RocFixedPoint:
-    """Iterate (11b) from f0 = f until every class-0 mass changes by at most ``tol`` of itself.
-
-    ``changes`` records the sup-norm change per step; the stopping rule is relative, so that the class-0
-    masses of the top scores, far below ``tol`` when the target prior is near 1, converge too.  Where a
-    target mass or an iterate falls below ``_ROC_LOG_ROUTE_BELOW`` the iteration is run in logs instead
-    (``_roc_fixed_point_in_logs``); the class-0 masses it returns may then underflow to 0, the posteriors not.
-    """
-    raw = iteration == "literal-raw"
-    if np.any((f > 0.0) & (f < _ROC_LOG_ROUTE_BELOW)):
-        return _roc_fixed_point_in_logs(f, q, c, iteration=iteration, tol=tol, max_iter=max_iter)
-    f0 = f.copy()
-    changes = []
-    for _ in range(max_iter):  # a fixed-point iteration is sequential by nature
-        new = _roc_step(f0, f, q, c, iteration)
-        if np.any((f > 0.0) & (new < _ROC_LOG_ROUTE_BELOW)):
-            return _roc_fixed_point_in_logs(f, q, c, iteration=iteration, tol=tol, max_iter=max_iter)
-        step = np.abs(new - f0)
-        changes.append(float(np.max(step)))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            relative = float(np.max(np.where(step > 0.0, step / np.abs(new), 0.0)))
-        f0 = new
-        if relative <= tol:
-            log_odds = _roc_log_odds(f0, q, c, raw_cdf=raw)
-            probit = None if raw else _midpoint_probit(f0 / f0.sum())
-            return _RocFixedPoint(f0, _expit(log_odds), np.array(changes), probit)
-    raise ConvergenceError(
-        f"ROC-QMM fixed-point iteration (11b) did not converge: after max_iter = {max_iter} iterations the "
-        f"class-0 masses still change by {relative:.3g} of themselves > tol = {tol:g}"
-    )
-
-
 def _roc_step_in_logs(log_g: np.ndarray, log_f: np.ndarray, mass: np.ndarray, q: float, c: float,
                       iteration: str) -> np.ndarray:
     """:func:`_roc_step` on the logs of the class-0 masses: log f + log expit(-a), rescaled by a log-sum."""
@@ -490,30 +458,66 @@ def _roc_step_in_logs(log_g: np.ndarray, log_f: np.ndarray, mass: np.ndarray, q:
     return new - float(logsumexp(new[mass])) if iteration == "normalized" else new - np.log1p(-q)
 
 
-def _roc_fixed_point_in_logs(f, q, c, *, iteration, tol, max_iter) -> _RocFixedPoint:
-    """:func:`_roc_fixed_point` on the logs of the class-0 masses: log f + log expit(-a), rescaled by a log-sum.
+def _roc_iterates(f, q, c, iteration):
+    """The steps of (11b) from f0 = f, without end, as ``(in_logs, previous, new)``: class-0 masses, or their logs.
 
-    The same iteration and stopping rule; the relative change of a mass is ``expm1`` of the change of its log.
+    The steps are taken on the masses while every target mass and iterate stays at or above
+    ``_ROC_LOG_ROUTE_BELOW``; where one falls below it they start over from f0 = f on the logs of the masses
+    (``_roc_step_in_logs``).
     """
-    raw = iteration == "literal-raw"
     mass = f > 0.0
+    if not np.any(mass & (f < _ROC_LOG_ROUTE_BELOW)):
+        f0 = f.copy()
+        while not np.any(mass & ((new := _roc_step(f0, f, q, c, iteration)) < _ROC_LOG_ROUTE_BELOW)):
+            yield False, f0, new
+            f0 = new
     with np.errstate(divide="ignore"):
         log_f = np.log(f)
     log_g = log_f.copy()
-    changes = []
-    for _ in range(max_iter):
+    while True:
         new = _roc_step_in_logs(log_g, log_f, mass, q, c, iteration)
-        changes.append(float(np.max(np.abs(np.exp(new[mass]) - np.exp(log_g[mass])))))
-        relative = float(np.max(np.abs(np.expm1(new[mass] - log_g[mass]))))
+        yield True, log_g, new
         log_g = new
-        if relative <= tol:
-            probit = _log_midpoint_probit(log_g, raw_cdf=raw)
-            return _RocFixedPoint(np.exp(log_g), _expit(_roc_intercept(q, c) + c * probit), np.array(changes),
+
+
+def _roc_change(in_logs: bool, previous: np.ndarray, new: np.ndarray, mass: np.ndarray) -> tuple[float, float]:
+    """A step's largest change of a class-0 mass, and largest change relative to the new mass (``expm1`` in logs)."""
+    if in_logs:
+        return (float(np.max(np.abs(np.exp(new[mass]) - np.exp(previous[mass])))),
+                float(np.max(np.abs(np.expm1(new[mass] - previous[mass])))))
+    step = np.abs(new - previous)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return float(np.max(step)), float(np.max(np.where(step > 0.0, step / np.abs(new), 0.0)))
+
+
+def _roc_fixed_point(f, q, c, *, iteration, tol, max_iter) -> _RocFixedPoint:
+    """Iterate (11b) from f0 = f until every class-0 mass changes by at most ``tol`` of itself.
+
+    ``changes`` records the sup-norm change per step; the stopping rule is relative, so that the class-0
+    masses of the top scores, far below ``tol`` when the target prior is near 1, converge too.  Where a
+    target mass or an iterate falls below ``_ROC_LOG_ROUTE_BELOW`` the iteration starts over on the logs of
+    the masses (``_roc_iterates``); the class-0 masses it returns may then underflow to 0, the posteriors not.
+    """
+    raw = iteration == "literal-raw"
+    mass = f > 0.0
+    changes, route = [], None
+    for in_logs, previous, new in _roc_iterates(f, q, c, iteration):  # sequential by nature
+        if in_logs is not route:  # the log route starts over from f
+            changes, route = [], in_logs
+        change, relative = _roc_change(in_logs, previous, new, mass)
+        changes.append(change)
+        if relative <= tol and in_logs:
+            probit = _log_midpoint_probit(new, raw_cdf=raw)
+            return _RocFixedPoint(np.exp(new), _expit(_roc_intercept(q, c) + c * probit), np.array(changes),
                                   None if raw else probit)
-    raise ConvergenceError(
-        f"ROC-QMM fixed-point iteration (11b) did not converge: after max_iter = {max_iter} iterations the "
-        f"class-0 masses still change by {relative:.3g} of themselves > tol = {tol:g}"
-    )
+        if relative <= tol:
+            probit = None if raw else _midpoint_probit(new / new.sum())
+            return _RocFixedPoint(new, _expit(_roc_log_odds(new, q, c, raw_cdf=raw)), np.array(changes), probit)
+        if len(changes) == max_iter:
+            raise ConvergenceError(
+                f"ROC-QMM fixed-point iteration (11b) did not converge: after max_iter = {max_iter} iterations the "
+                f"class-0 masses still change by {relative:.3g} of themselves > tol = {tol:g}"
+            )
 
 
 def _roc_inputs(target_masses, target_prior, auc, iteration) -> tuple[np.ndarray, float, float]:
@@ -562,7 +566,7 @@ def roc_qmm(
     :math:`f\,(1-\eta)`) keeps the digits of :math:`1-\eta`.  Where a target
     mass or a class-0 mass falls below :math:`2^{-1000}` (a product that would
     be subnormal) the iteration runs on the logs of the masses
-    (``_roc_fixed_point_in_logs``); class-0 masses beyond the float range then
+    (``_roc_iterates``); class-0 masses beyond the float range then
     come back as 0 or subnormal, and the posteriors are right.  On that route
     the changes bottom out near :math:`|\log m|\,2^{-52}` for the smallest mass
     :math:`m` (1.6e-13 near 1e-308), so a ``tol`` below that is not reached.

@@ -239,32 +239,37 @@ def label_shift(posteriors, source_prior, target_prior) -> Recalibrated:
     return Recalibrated(prior_correction(eta, p, q), {"source_prior": p, "target_prior": q})
 
 
-def _odds_tilt(eta: np.ndarray, factor: float) -> np.ndarray:
-    """Posterior whose odds are ``factor`` times the odds of ``eta``."""
-    return factor * eta / (factor * eta + (1.0 - eta))
+def _odds_tilt(eta: np.ndarray, factor: float) -> tuple[np.ndarray, np.ndarray]:
+    """Posterior whose odds are ``factor`` times the odds of ``eta``, and its complement (without the
+    cancellation of ``1 - posterior`` near 1)."""
+    denominator = factor * eta + (1.0 - eta)
+    return factor * eta / denominator, (1.0 - eta) / denominator
+
+
+def _mean_gap(f: np.ndarray, post: np.ndarray, complement: np.ndarray, q: float) -> float:
+    """E_Q[eta_Q] - q of eq. (7b); above q = 1/2 read from the other class, 1 - q - E_Q[1 - eta_Q], so that q near
+    1 keeps its digits."""
+    return float(f @ post) - q if q <= 0.5 else (1.0 - q) - float(f @ complement)
 
 
 def _polish_tilt(eta, f, q, factor, steps: int = 2) -> tuple[np.ndarray, float]:
     """Posteriors ``_odds_tilt(eta, factor)`` after Newton steps on ``factor`` for E_Q[eta_Q] = q, and the factor.
 
-    A step multiplies ``factor`` by exp(-gap / E_Q[eta_Q (1 - eta_Q)]) and is kept only if the gap shrinks; the
-    gap is read from the other class above q = 1/2, as in :func:`fjs`.
+    A step multiplies ``factor`` by exp(-gap / E_Q[eta_Q (1 - eta_Q)]) and is kept only if the gap
+    (``_mean_gap``) shrinks.
     """
-    def gap_of(c):
-        un = (1.0 - eta) / (c * eta + (1.0 - eta))  # 1 - eta_Q without the cancellation near 1
-        post = _odds_tilt(eta, c)
-        return (float(f @ post) - q if q <= 0.5 else (1.0 - q) - float(f @ un)), post, un
-
-    gap, post, un = gap_of(factor)
+    post, complement = _odds_tilt(eta, factor)
+    gap = _mean_gap(f, post, complement, q)
     for _ in range(steps):
-        slope = float(f @ (post * un))
+        slope = float(f @ (post * complement))
         if gap == 0.0 or not slope > 0.0:
             break
         better = factor * float(np.exp(-gap / slope))
-        new_gap, new_post, new_un = gap_of(better)
+        new_post, new_complement = _odds_tilt(eta, better)
+        new_gap = _mean_gap(f, new_post, new_complement, q)
         if not abs(new_gap) < abs(gap):
             break
-        factor, gap, post, un = better, new_gap, new_post, new_un
+        factor, gap, post, complement = better, new_gap, new_post, new_complement
     return post, factor
 
 
@@ -310,11 +315,8 @@ def fjs(
     # (a subnormal factor keeps only its top bits: 4e-9 relative at q = 1e-300 with a posterior of 1 - 2^-53)
     direct = all(np.finfo(float).tiny <= v < np.inf for v in (rho_lo, rho_hi, shift, rho_lo * shift, rho_hi * shift))
     if direct:
-        def tilted(log_rho: float) -> np.ndarray:
+        def tilt(log_rho: float) -> tuple[np.ndarray, np.ndarray]:  # the posteriors and their complements
             return _odds_tilt(eta, np.exp(log_rho) * shift)
-
-        def untilted(log_rho: float) -> np.ndarray:  # 1 - tilted, without the cancellation near 1
-            return (1.0 - eta) / (np.exp(log_rho) * shift * eta + (1.0 - eta))
 
         log_lo, log_hi, bounds = np.log(rho_lo), np.log(rho_hi), (rho_lo, rho_hi)
     else:  # in logs: a factor beyond the float range
@@ -323,24 +325,22 @@ def fjs(
         log_lo = log_prior_odds - float(logsumexp(x[f > 0.0], b=f[f > 0.0]))  # f @ odds may round to 0
         log_hi = log_prior_odds + float(logsumexp(-x[f > 0.0], b=f[f > 0.0]))
 
-        def tilted(log_rho: float) -> np.ndarray:
-            return _expit(x + (log_rho + log_shift))
-
-        def untilted(log_rho: float) -> np.ndarray:
-            return _expit(-(x + (log_rho + log_shift)))
+        def tilt(log_rho: float) -> tuple[np.ndarray, np.ndarray]:
+            log_odds = x + (log_rho + log_shift)
+            return _expit(log_odds), _expit(-log_odds)
 
         with np.errstate(over="ignore"):
             bounds = (float(np.exp(log_lo)), float(np.exp(log_hi)))
 
-    def excess(log_rho: float) -> float:  # above 1/2 the mean is read from the other class: q near 1 keeps its digits
-        return float(f @ tilted(log_rho)) - q if q <= 0.5 else (1.0 - q) - float(f @ untilted(log_rho))
+    def excess(log_rho: float) -> float:
+        return _mean_gap(f, *tilt(log_rho), q)
 
     margin = 1e-9 * (1.0 + max(abs(log_lo), abs(log_hi)))
     log_rho = _solve_increasing(excess, log_lo - margin, log_hi + margin, what="eq. (7b) for rho", xtol=xtol,
                                 max_iter=max_iter, expand=False)
     with np.errstate(over="ignore"):
         rho = float(np.exp(log_rho))
-    post = tilted(log_rho)
+    post = tilt(log_rho)[0]
     if direct:  # direct route: Newton steps on the odds factor itself, whose float keeps the
         post, factor = _polish_tilt(eta, f, q, rho * shift)  # digits that log rho (690 at 1e-300) rounds away
         rho = factor / shift
