@@ -14,7 +14,7 @@ The goal (issue 28): every page at most 2 s and at most 1.3 times the intro page
 
 ``--sections``: a copy of the build in which each chapter page is cut into one page per section (``<h2>``; the
 first page keeps the chapter's opening text, each page the chapter's title), visited in the same rounds: what
-a book read one section per page would cost (issue 28 measured it: 36 of the 80 section pages still took more
+a book read one section per page would cost (issue 28 measured it: 39 of the 80 section pages still took more
 than 1.3 times the intro page, the first screen of formulas costing that much on its own).
 
 Each row also gives the time until the largest element of the first screen was drawn (Chrome's Largest
