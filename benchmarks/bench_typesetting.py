@@ -15,7 +15,7 @@ The goal (issue 28): every page at most 2 s and at most 1.3 times the intro page
 ``--sections``: a copy of the build in which each chapter page is cut into one page per section (``<h2>``; the
 first page keeps the chapter's opening text, each page the chapter's title), visited in the same rounds: what
 a book read one section per page would cost (issue 28 measured it: 39 of the 80 section pages still took more
-than 1.3 times the intro page, the first screen of formulas costing that much on its own).
+than 1.3 times the intro page: a first screen of formulas costs that much on its own, ``bench_page_parts.py``).
 
 Each row also gives the time until the largest element of the first screen was drawn (Chrome's Largest
 Contentful Paint), what a reader sees first; the page may still be parsing below it.
