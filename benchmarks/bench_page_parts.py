@@ -32,11 +32,9 @@ from pathlib import Path
 from bs4 import BeautifulSoup
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "book" / "_ext"))
 sys.path.insert(0, str(HERE))
 
-from bench_typesetting import BASELINE, time_page  # noqa: E402
-from browser import offline_browser  # noqa: E402
+from bench_typesetting import BASELINE, best_visits  # noqa: E402
 
 MATHJAX_CSS = "mathjax-chtml.css"
 _FONT_FACE = re.compile(r"@font-face\s*(/\*.*?\*/\s*)?\{[^}]*\}", re.S)
@@ -142,29 +140,20 @@ def main() -> None:
     parser.add_argument("--blocks", type=int, default=2, help="blocks of that section kept")
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
-    if args.rounds < 1:
-        raise SystemExit(f"--rounds must be at least 1, got {args.rounds}")
     html = Path(args.build) / "html"
     if not (html / f"{args.page}.html").is_file():
         raise SystemExit(f"{html / args.page}.html not found: build the book first (make book)")
     load = os.getloadavg()[0]
-    best: dict[str, dict] = {}
-    with tempfile.TemporaryDirectory() as tmp, offline_browser() as (context, blocked):
+    with tempfile.TemporaryDirectory() as tmp:
         site, names = variants(html, Path(tmp), args.page, args.section, args.blocks)
-        for r in range(args.rounds):
-            for name in names[r % len(names):] + names[:r % len(names)]:
-                drawn = time_page(context, site / f"{name}.html")
-                if name not in best or drawn["ms"] < best[name]["ms"]:
-                    best[name] = drawn
-        if blocked:
-            raise RuntimeError(f"pages tried to leave the local files: {blocked[:5]}")
-    base, page = best[BASELINE]["ms"], best[names[1]]["ms"]
+        best = best_visits({name: site / f"{name}.html" for name in names}, args.rounds)
+    base, page = best[BASELINE]["s"], best[names[1]]["s"]
     print(f"4x CPU throttling, 390 px, best of {args.rounds}, load {max(load, os.getloadavg()[0]):.1f}\n")
     print("| variant | formulas | time (s) | / intro page | / the page |\n|---|---:|---:|---:|---:|")
     for name in names:
         row = best[name]
-        print(f"| {name.split('/')[-1]} | {row['formulas']} | {row['ms'] / 1000:.2f} | {row['ms'] / base:.2f} | "
-              f"{row['ms'] / page:.2f} |")
+        print(f"| {name.split('/')[-1]} | {row['formulas']} | {row['s']:.2f} | {row['s'] / base:.2f} | "
+              f"{row['s'] / page:.2f} |")
 
 
 if __name__ == "__main__":

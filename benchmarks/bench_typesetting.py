@@ -134,26 +134,35 @@ def time_page(context, path: Path, trace: Path | None = None) -> dict:
     return drawn
 
 
-def measure(builds: dict[str, Path], rounds: int) -> dict[str, dict[str, dict]]:
-    """Best of ``rounds`` alternating visits of every page of every build (``{label: html directory}``):
-    ``{label: {page: {"s", "mathjax", "formulas"}}}``.  Each round visits every page of every build, the first
-    visit rotating, so that two builds compared are measured under the same load."""
+def best_visits(paths: dict, rounds: int) -> dict:
+    """Best of ``rounds`` alternating visits of each page of ``{key: path}``: ``{key: {"s", "first", "mathjax",
+    "formulas"}}`` (seconds to fully typeset, to the first screen).  Each round visits every page, the first
+    visit rotating, so that the pages compared are measured under the same load."""
     if rounds < 1:
         raise ValueError(f"rounds must be at least 1, got {rounds}")
-    visits = [(label, name) for label, html in builds.items() for name in pages(html)]
-    best: dict[tuple[str, str], dict] = {}
+    keys = list(paths)
+    best: dict = {}
     with offline_browser() as (context, blocked):
         for r in range(rounds):
-            for label, name in visits[r % len(visits):] + visits[: r % len(visits)]:
-                drawn = time_page(context, builds[label] / f"{name}.html")
+            for key in keys[r % len(keys):] + keys[: r % len(keys)]:
+                drawn = time_page(context, paths[key])
                 s = drawn["ms"] / 1000
-                print(f"round {r + 1}: {label} {name} {s:.2f} s ({drawn['formulas']} formulas)", flush=True)
+                name = " ".join(key) if isinstance(key, tuple) else key
+                print(f"round {r + 1}: {name} {s:.2f} s ({drawn['formulas']} formulas)", flush=True)
                 first = drawn["first"] / 1000 if drawn["first"] is not None else float("nan")
-                row = best.setdefault((label, name), {**drawn, "s": s, "first": first})
+                row = best.setdefault(key, {**drawn, "s": s, "first": first})
                 row["s"], row["first"] = min(row["s"], s), min(row["first"], first)
         if blocked:
             raise RuntimeError(f"pages tried to leave the local files: {blocked[:5]}")
-    return {label: {name: best[label, name] for lab, name in visits if lab == label} for label in builds}
+    return {key: best[key] for key in keys}
+
+
+def measure(builds: dict[str, Path], rounds: int) -> dict[str, dict[str, dict]]:
+    """:func:`best_visits` of every page of every build (``{label: html directory}``), visited in the same rounds:
+    ``{label: {page: {"s", "first", "mathjax", "formulas"}}}``."""
+    best = best_visits({(label, name): html / f"{name}.html" for label, html in builds.items() for name in pages(html)},
+                       rounds)
+    return {label: {name: row for (lab, name), row in best.items() if lab == label} for label in builds}
 
 
 #: Chrome's trace events by the kind of work they are (the rest: loading the files, the event loop).

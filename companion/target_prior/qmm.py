@@ -408,8 +408,8 @@ def _log_midpoint_probit(log_masses: np.ndarray, *, raw_cdf: bool = False) -> np
                     -ndtri_exp(np.minimum(log_upper, half_log)))
 
 
-def _roc_log_odds(class0_masses: np.ndarray, q: float, c: float, *, raw_cdf: bool = False) -> np.ndarray:
-    r"""Log-odds of eq. (10b), :math:`\mathrm{logit}\,q - c^2/2 + c\,\Phi^{-1}(G^*)`, from the class-0 masses.
+def _roc_probit(class0_masses: np.ndarray, *, raw_cdf: bool = False) -> np.ndarray:
+    r""":math:`\Phi^{-1}(G^*)` of eq. (10b) from the class-0 masses (the log-odds are ``_roc_intercept`` + c times it).
 
     ``raw_cdf=False`` takes :math:`G^*` of the masses rescaled to total 1
     (a distribution function, both tails accurate); ``raw_cdf=True`` accumulates
@@ -423,17 +423,15 @@ def _roc_log_odds(class0_masses: np.ndarray, q: float, c: float, *, raw_cdf: boo
                 f"{class0_masses.sum():.6g}, so the mid-point distribution function accumulated from them reaches "
                 f"{F0.max():.6g} >= 1 (take G* of the normalized masses: iteration='literal' or 'normalized')"
             )
-        z = ndtri(F0)
-    else:
-        if not (class0_masses[0] > 0.0 and class0_masses[-1] > 0.0):
-            raise ConvergenceError(
-                "ROC-QMM fixed-point iteration (11b): the class-0 mass at the "
-                f"{'lowest' if class0_masses[0] <= 0.0 else 'highest'} score underflowed to 0, so Phi^-1 of the "
-                "mid-point distribution function is infinite there (target_masses that small there, or a "
-                "target_prior that close to 0 or 1, put the fixed point beyond the float range for this auc)"
-            )
-        z = _midpoint_probit(class0_masses / class0_masses.sum())
-    return _roc_intercept(q, c) + c * z
+        return ndtri(F0)
+    if not (class0_masses[0] > 0.0 and class0_masses[-1] > 0.0):
+        raise ConvergenceError(
+            "ROC-QMM fixed-point iteration (11b): the class-0 mass at the "
+            f"{'lowest' if class0_masses[0] <= 0.0 else 'highest'} score underflowed to 0, so Phi^-1 of the "
+            "mid-point distribution function is infinite there (target_masses that small there, or a "
+            "target_prior that close to 0 or 1, put the fixed point beyond the float range for this auc)"
+        )
+    return _midpoint_probit(class0_masses / class0_masses.sum())
 
 
 def _roc_step(f0: np.ndarray, f: np.ndarray, q: float, c: float, iteration: str) -> np.ndarray:
@@ -442,7 +440,7 @@ def _roc_step(f0: np.ndarray, f: np.ndarray, q: float, c: float, iteration: str)
     The class-0 factor :math:`1 - \eta` of (10b) is :math:`\mathrm{expit}(-a)`: ``1 - expit(a)``
     keeps no digit of it once :math:`\eta` is within :math:`2^{-53}` of 1.
     """
-    new = f * _expit(-_roc_log_odds(f0, q, c, raw_cdf=iteration == "literal-raw"))
+    new = f * _expit(-(_roc_intercept(q, c) + c * _roc_probit(f0, raw_cdf=iteration == "literal-raw")))
     return new / new.sum() if iteration == "normalized" else new / (1.0 - q)
 
 
@@ -506,13 +504,10 @@ def _roc_fixed_point(f, q, c, *, iteration, tol, max_iter) -> _RocFixedPoint:
             changes, route = [], in_logs
         change, relative = _roc_change(in_logs, previous, new, mass)
         changes.append(change)
-        if relative <= tol and in_logs:
-            probit = _log_midpoint_probit(new, raw_cdf=raw)
-            return _RocFixedPoint(np.exp(new), _expit(_roc_intercept(q, c) + c * probit), np.array(changes),
-                                  None if raw else probit)
         if relative <= tol:
-            probit = None if raw else _midpoint_probit(new / new.sum())
-            return _RocFixedPoint(new, _expit(_roc_log_odds(new, q, c, raw_cdf=raw)), np.array(changes), probit)
+            probit = (_log_midpoint_probit if in_logs else _roc_probit)(new, raw_cdf=raw)
+            return _RocFixedPoint(np.exp(new) if in_logs else new, _expit(_roc_intercept(q, c) + c * probit),
+                                  np.array(changes), None if raw else probit)
         if len(changes) == max_iter:
             raise ConvergenceError(
                 f"ROC-QMM fixed-point iteration (11b) did not converge: after max_iter = {max_iter} iterations the "
