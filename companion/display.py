@@ -12,6 +12,9 @@ in the PDF); the plain-text form is deterministic, so nbval compares it.
 - :func:`table` -- a table of numbers with a header row, an optional caption
   and label (``{numref}`` finds it), each column formatted by one format
   specification.
+- :func:`agreement` -- the line a from-scratch cell prints when it compares
+  its result with the companion's: ``identical``, ``agree to within`` the
+  stated tolerance, or ``DIFFER`` (``tests/test_from_scratch.py`` reads it).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from collections.abc import Sequence
 import numpy as np
 import sympy as sp
 
-__all__ = ["Table", "Typeset", "table", "typeset"]
+__all__ = ["Table", "Typeset", "agreement", "table", "typeset"]
 
 
 #: Rows of :func:`typeset` whose caption and formulas are longer than this many
@@ -250,3 +253,58 @@ def table(columns: Sequence[str], rows, *, formats: Sequence[str | None] | str |
     numeric = [all(v is None or (isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool))
                    for v in (row[j] for row in rows)) for j in range(n_cols)]
     return Table(list(columns), cells, numeric, caption, label)
+
+
+def agreement(method: str, scratch, companion, tol: float = 0.0) -> str:
+    """The comparison line of a from-scratch cell: its result against the companion's.
+
+    Parameters
+    ----------
+    method : str
+        The method's name as the page gives it (``"BBSE (hard)"``).
+    scratch, companion : array_like of numbers
+        The two results, of one shape (a number, an array, or a tuple of
+        numbers).  Infinities must sit at the same places; NaN is refused.
+    tol : float, default 0.0
+        The largest absolute difference the page states for this method.
+
+    Returns
+    -------
+    str
+        ``"<method>: from scratch and companion identical"`` when every entry is
+        equal, ``"... agree to within <tol>"`` when the largest difference is at
+        most ``tol``, else ``"... DIFFER by <d> (tolerance <tol>)"``.  The
+        difference itself is printed only when it exceeds ``tol``, so the line
+        does not depend on the last bits of a floating-point sum.
+
+    Examples
+    --------
+    >>> agreement("mean", [0.1 + 0.2], [0.3], tol=1e-15)
+    'mean: from scratch and companion agree to within 1e-15'
+    >>> agreement("count", 3, 3)
+    'count: from scratch and companion identical'
+    """
+    if not isinstance(method, str) or not method:
+        raise ValueError(f"method must be a non-empty string, got {method!r}")
+    if isinstance(tol, bool) or not isinstance(tol, (int, float, np.integer, np.floating)) or not 0 <= tol < math.inf:
+        raise ValueError(f"tol must be a finite number >= 0, got {tol!r}")
+    arrays = {}
+    for name, value in (("scratch", scratch), ("companion", companion)):
+        try:
+            arrays[name] = np.asarray(value, dtype=float)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} must be numbers or an array of numbers, got {type(value).__name__}") from None
+        if np.isnan(arrays[name]).any():
+            raise ValueError(f"{name} holds NaN; a comparison needs numbers")
+    a, b = arrays["scratch"], arrays["companion"]
+    if a.shape != b.shape:
+        raise ValueError(f"scratch has shape {a.shape} and companion {b.shape}; they must agree")
+    if not np.array_equal(np.isinf(a) & (a > 0), np.isinf(b) & (b > 0)) or not np.array_equal(np.isinf(a) & (a < 0), np.isinf(b) & (b < 0)):
+        return f"{method}: from scratch and companion DIFFER (infinities at different places)"
+    if np.array_equal(a, b):
+        return f"{method}: from scratch and companion identical"
+    finite = np.isfinite(a)
+    largest = float(np.max(np.abs(a[finite] - b[finite])))
+    if largest <= tol:
+        return f"{method}: from scratch and companion agree to within {tol:g}"
+    return f"{method}: from scratch and companion DIFFER by {largest:.3g} (tolerance {tol:g})"

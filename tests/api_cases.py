@@ -815,6 +815,8 @@ reg("display.typeset", dict(rows=[("caption", "x", 0)]), dict(rows=obj()), star=
 reg("display.table", dict(columns=["n", "risk"], rows=[[10, 0.5]], formats=["d", ".3g"], caption="c", label="tab-x"),
     dict(columns=obj(), rows=obj(), formats=obj(skip=("None", "str")), caption=obj(skip=("None", "str")), label=obj(skip=("None", "str"))),
     valid_variants=False)
+reg("display.agreement", dict(method="m", scratch=np.array([0.5, 1.0]), companion=np.array([0.5, 1.0]), tol=1e-12),
+    dict(method=obj(skip=("str",)), scratch=obj(), companion=obj(), tol=real(out=(-1.0,))), valid_variants=False)
 reg("display.Table", dict(columns=["n"], cells=[["1"]], numeric=[True], caption=None, label=None),
     dict(columns=obj(), cells=obj(), numeric=obj(), caption=obj(skip=("None", "str")), label=obj(skip=("None", "str"))))
 

@@ -57,9 +57,9 @@ def setup_source(nb) -> str:
     return code[0].source
 
 
-def _execute(client, source: str, timeout: float) -> tuple[str | None, bool]:
-    """Run ``source``; return (error or None, whether a PNG was displayed)."""
-    seen = {"error": None, "png": False}
+def _execute(client, source: str, timeout: float) -> tuple[str | None, bool, str]:
+    """Run ``source``; return (error or None, whether a PNG was displayed, the text it printed)."""
+    seen = {"error": None, "png": False, "text": []}
 
     def hook(msg):
         kind, content = msg["header"]["msg_type"], msg["content"]
@@ -67,36 +67,47 @@ def _execute(client, source: str, timeout: float) -> tuple[str | None, bool]:
             seen["error"] = f"{content['ename']}: {content['evalue']}"
         elif kind in ("display_data", "execute_result") and "image/png" in content.get("data", {}):
             seen["png"] = True
+        elif kind == "stream" and content.get("name") == "stdout":
+            seen["text"].append(content["text"])
 
     reply = client.execute_interactive(source, output_hook=hook, timeout=timeout, allow_stdin=False)
     if reply["content"]["status"] == "error" and seen["error"] is None:
         seen["error"] = f"{reply['content']['ename']}: {reply['content']['evalue']}"
-    return seen["error"], seen["png"]
+    return seen["error"], seen["png"], "".join(seen["text"])
+
+
+def run_alone(path: Path, sources: list[str], timeout: float = 900) -> list[tuple[str | None, bool, str]]:
+    """Each of ``sources`` run after a reset and the set-up cell of the notebook at ``path``, in one kernel.
+
+    Returns, per source, (error or None, whether it drew a PNG, the text it printed).
+    """
+    path = Path(path)
+    setup = setup_source(nbformat.read(path, as_version=4))
+    # a reader's Jupyter draws inline, whatever backend the test process was given (make sets Agg)
+    env = {**os.environ, "MPLBACKEND": "module://matplotlib_inline.backend_inline"}
+    manager, client = start_new_kernel(kernel_name="python3", cwd=str(path.parent), env=env)
+    results = []
+    try:
+        for source in sources:
+            error, _, _ = _execute(client, RESET, timeout)
+            if error is None:
+                error, _, _ = _execute(client, setup, timeout)
+                error = None if error is None else f"set-up cell: {error}"
+            drew, text = False, ""
+            if error is None:
+                error, drew, text = _execute(client, source, timeout)
+            results.append((error, drew, text))
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+    return results
 
 
 def run_figure_cells(path: Path, timeout: float = 900) -> list[Outcome]:
     """Every figure cell of the notebook at ``path``, each run after a reset and the set-up cell."""
-    path = Path(path)
-    nb = nbformat.read(path, as_version=4)
-    setup, cells = setup_source(nb), figure_cells(nb)
-    # a reader's Jupyter draws inline, whatever backend the test process was given (make sets Agg)
-    env = {**os.environ, "MPLBACKEND": "module://matplotlib_inline.backend_inline"}
-    manager, client = start_new_kernel(kernel_name="python3", cwd=str(path.parent), env=env)
-    outcomes = []
-    try:
-        for cell in cells:
-            error, _ = _execute(client, RESET, timeout)
-            if error is None:
-                error, _ = _execute(client, setup, timeout)
-                error = None if error is None else f"set-up cell: {error}"
-            drew = False
-            if error is None:
-                error, drew = _execute(client, cell.source, timeout)
-            outcomes.append(Outcome(cell, error, drew))
-    finally:
-        client.stop_channels()
-        manager.shutdown_kernel(now=True)
-    return outcomes
+    cells = figure_cells(nbformat.read(Path(path), as_version=4))
+    results = run_alone(path, [cell.source for cell in cells], timeout)
+    return [Outcome(cell, error, drew) for cell, (error, drew, _) in zip(cells, results)]
 
 
 def problems(outcomes: list[Outcome]) -> list[str]:
