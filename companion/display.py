@@ -286,8 +286,8 @@ def agreement(method: str, scratch, companion, tol: float = 0.0) -> str:
     """
     if not isinstance(method, str) or not method:
         raise ValueError(f"method must be a non-empty string, got {method!r}")
-    if isinstance(tol, bool) or not isinstance(tol, (int, float, np.integer, np.floating)) or not 0 <= tol < math.inf:
-        raise ValueError(f"tol must be a finite number >= 0, got {tol!r}")
+    if isinstance(tol, bool) or not isinstance(tol, (int, float, np.integer, np.floating)) or not 0 <= tol <= 1e300:
+        raise ValueError(f"tol must be a number in [0, 1e300], got {tol!r}")
     arrays = {}
     for name, value in (("scratch", scratch), ("companion", companion)):
         try:
