@@ -603,6 +603,29 @@ def test_bad_input_to_the_calibrator(scenario5):
         LpCalibrator(0.1).fit(probs * 0.9, y)
 
 
+def test_predict_refuses_bin_predictions_that_are_not_probability_vectors(scenario5):
+    """Issue 39: rows of all ones were accepted and returned; rows must be probability vectors (sum 1 within 1e-8)."""
+    probs, y = scenario5.sample(20_000, 8)
+    cal = LpCalibrator(0.1, noise=False, pools=False, threshold=0.01, record_states=True).fit(probs, y)
+    n_bins, k = cal.bin_predictions_.shape
+    assert n_bins > 0 and cal.n_steps_ > 0
+    assert np.array_equal(cal.predict(probs, cal.bin_predictions_), cal.predict(probs))
+    state = cal.trajectory_["stage1"][0]  # a recorded state is a table of probability vectors
+    assert np.allclose(cal.predict(probs, state).sum(axis=1), 1.0)
+    uniform = np.full((n_bins, k), 1 / k)
+    uniform[0] += np.array([5e-9] + [0.0] * (k - 1))  # within the tolerance
+    cal.predict(probs, uniform)
+    swap = np.zeros(k)
+    swap[:2] = (1.5, -0.5)  # sums to 1, entries outside [0, 1]
+    for name, row in (("all ones", np.ones(k)), ("sum 1 + 2e-8", np.full(k, (1 + 2e-8) / k)), ("entries outside [0, 1]", swap)):
+        table = cal.bin_predictions_.copy()
+        table[-1] = row
+        with pytest.raises(ValueError, match=r"bin_predictions rows must be probability vectors .* within 1e-08\); row"):
+            cal.predict(probs, table)
+    with pytest.raises(ValueError, match="bin_predictions must have shape"):
+        cal.predict(probs, uniform[:-1])
+
+
 def test_epsilon_mode_with_the_check_disabled_runs(scenario5):
     probs, y = scenario5.sample(20_000, 9)
     cal = LpCalibrator(0.1, p=np.inf, epsilon=0.2, check_sample_size=False, rng=0).fit(probs, y)

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._checks import as_real_array, as_rng, check_bool, check_int, check_open_unit, check_positive
+from .._checks import as_real_array, as_rng, check_bool, check_int, check_open_unit, check_positive, simplex_tolerance
 from .bounds import lp_threshold
 from .level_sets import (
+    ROW_SUM_TOLERANCE,
     _canonical_from_counts,
     _check_key_work_of,
     _cond_mean_for,
@@ -258,25 +259,37 @@ class LpCalibrator:
         if not hasattr(self, "bin_predictions_"):
             raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit(probs, y) first")
 
+    def _bin_table(self, bin_predictions) -> np.ndarray:
+        """``bin_predictions`` checked: one probability vector per heavy level set (entries in [0, 1], rows
+        summing to 1 within ``ROW_SUM_TOLERANCE`` = 1e-8, or ``k`` machine epsilons of a lower-precision type)."""
+        table = as_real_array(bin_predictions, "bin_predictions", ndim=2, allow_empty=True)
+        if table.shape != (self.keys_.size, self.n_classes_):
+            raise ValueError(f"bin_predictions must have shape {(self.keys_.size, self.n_classes_)}, got {table.shape}")
+        tol = simplex_tolerance(bin_predictions, self.n_classes_, ROW_SUM_TOLERANCE)
+        bad = np.any((table < 0) | (table > 1), axis=1) | (np.abs(table.sum(axis=1) - 1) > tol)
+        if np.any(bad):
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"bin_predictions rows must be probability vectors (entries in [0, 1] summing to 1 within "
+                             f"{tol:g}); row {i} is {table[i].tolist()}")
+        return table
+
     def predict(self, probs, bin_predictions=None) -> np.ndarray:
         r"""Recalibrated probability vectors: the group prediction for high-mass level sets, :math:`c(r(f(x)))` otherwise.
 
         ``bin_predictions`` (optional, shape ``(len(keys_), k)``) replaces the
-        fitted per-bin predictions, e.g. a state of ``trajectory_``.
+        fitted per-bin predictions, e.g. a state of ``trajectory_``; its rows must
+        be probability vectors (entries in [0, 1] summing to 1 within 1e-8).
         """
         self._check_fitted()
         _check_key_work_of(probs, self.m)
         probs, eps = _probability_rows(probs)
         if probs.shape[1] != self.n_classes_:
             raise ValueError(f"probs must have one column per fitted class ({self.n_classes_}), got shape {probs.shape}")
-        table = None if bin_predictions is None else as_real_array(bin_predictions, "bin_predictions", ndim=2)
-        if table is not None and table.shape != (self.keys_.size, self.n_classes_):
-            raise ValueError(f"bin_predictions must have shape {(self.keys_.size, self.n_classes_)}, got {table.shape}")
+        table = self.bin_predictions_ if bin_predictions is None else self._bin_table(bin_predictions)
         counts = _counts(probs, self.m, eps)
         out = _canonical_from_counts(counts, self.m)
         if self.keys_.size == 0:
             return out
-        table = self.bin_predictions_ if table is None else table
         keys = _keys_from_counts(counts, self.m)
         pos = np.searchsorted(self.keys_, keys)
         ok = pos < self.keys_.size
