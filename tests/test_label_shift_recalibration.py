@@ -144,17 +144,35 @@ def test_bin_counts_are_validated_under_their_own_names():
     assert CompositeRecalibrator(np.int64(3)).n_bins == 3
 
 
-@pytest.mark.parametrize("p, q", [(5e-324, 0.5), (0.5, 5e-324), (5e-324, 1e-300), (1e-310, 0.3), (0.4, 1 - 2**-53)])
-def test_extreme_priors_match_exact_arithmetic(p, q):
-    # Regression (issue 20, item 18): with a subnormal prior the products q0 p1 underflow and the
-    # direct quotient returned NaN.  Reference: eq. (13) in 60-digit arithmetic on the same floats.
+@pytest.mark.parametrize("p, q", [(1e-100, 0.5), (0.5, 1e-100), (1e-100, 1 - 2**-53), (1 - 2**-53, 1e-100), (0.4, 1 - 2**-53)])
+def test_priors_at_the_ends_of_the_domain_match_exact_arithmetic(p, q):
+    # The domain's corners, where w_0 / w_1 reaches 9e115 and 1e-116: eq. (13) in 60-digit arithmetic on the same
+    # floats, to a few ulps (subnormal posteriors included: z = 1e-310 is inside the domain of z).
     import mpmath
 
-    z = np.array([0.0, 1e-300, 1e-20, 0.3, 0.5, 0.9, 1 - 1e-16, 1.0])
+    z = np.array([0.0, 1e-310, 1e-300, 1e-20, 0.3, 0.5, 0.9, 1 - 1e-16, 1.0])
     got = prior_correction(z, p, q)
     with mpmath.workdps(60):
         P, Q = mpmath.mpf(p), mpmath.mpf(q)
         w1, w0 = Q / P, (1 - Q) / (1 - P)
         want = [float(w1 * mpmath.mpf(v) / (w1 * mpmath.mpf(v) + w0 * (1 - mpmath.mpf(v)))) for v in z]
-    assert np.all(np.isfinite(got))
-    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-300)
+    np.testing.assert_allclose(got, want, rtol=4 * np.finfo(float).eps, atol=5e-324)
+
+
+@pytest.mark.parametrize("p, q, name", [(1e-101, 0.5, "source_prior"), (0.5, 5e-324, "target_prior"),
+                                        (np.array([[0.3], [1e-300]]), 0.5, "source_prior")])
+def test_priors_below_the_domain_are_refused(p, q, name):
+    with pytest.raises(ValueError, match=rf"{name} must lie in \[1e-100, 1\)"):
+        prior_correction([0.2, 0.7], p, q)
+
+
+def test_a_predict_proba_array_is_refused_with_the_column_to_pass():
+    # A practitioner's first use: both columns of predict_proba "corrected" gave rows summing to 1.03-1.32.
+    proba = np.array([[0.8, 0.2], [0.35, 0.65], [0.5, 0.5]], dtype=np.float32)
+    with pytest.raises(ValueError, match=r"class-1 column, proba\[:, 1\]"):
+        prior_correction(proba, 0.5, 0.1)
+    np.testing.assert_allclose(prior_correction(proba[:, 1], 0.5, 0.1), [1 / 37, 0.65 / 9.0 / (0.65 / 9 + 0.35), 0.1],
+                               rtol=1e-6)
+    # class-1 probabilities in any other shape are corrected entry by entry, as before
+    pairs = np.array([[0.2, 0.3], [0.6, 0.9]])
+    np.testing.assert_array_equal(prior_correction(pairs, 0.5, 0.1), prior_correction(pairs.ravel(), 0.5, 0.1).reshape(2, 2))

@@ -178,20 +178,17 @@ class CanonicalBinning:
         self.partition = partition
 
     def fit(self, probs, y, classes=None) -> "CanonicalBinning":
+        """Fit the class frequencies of every bin on rows ``probs`` of the simplex and labels ``y`` (steps 1-3 of ``alg-binls-corrected``)."""
         p = as_simplex_rows(probs, "probs")
         codes, classes = encode_labels(y, "y", p.shape[1], classes)
-        if p.shape[0] != codes.shape[0]:
-            raise ValueError(f"probs and y must have the same length, got {p.shape[0]} and {codes.shape[0]}")
-        bins = self.partition.assign(probs)  # the input itself: its dtype sets the row-sum tolerance
-        counts = bin_class_counts(bins, codes, self.partition.n_bins, p.shape[1])
-        totals = counts.sum(axis=1)
-        if np.any(totals == 0):
-            empty = int(np.flatnonzero(totals == 0)[0])
-            raise ValueError(f"bin {empty} holds no fitting point, so its class frequencies (eq. (14)) are undefined; "
-                             "use fewer bins or a uniform-mass partition")
+        check_same_length(probs=p, y=codes)
+        bins = self.partition.assign(probs)  # step 1: I(x_i); the input itself: its dtype sets the row-sum tolerance
+        counts = bin_class_counts(bins, codes, self.partition.n_bins, p.shape[1])  # step 2: N_{I,y}
+        totals = counts.sum(axis=1)  # N_I
+        _check_no_empty_bin(totals)
         self.class_counts_ = counts
         self.counts_ = totals
-        self.frequencies_ = counts / totals[:, None]
+        self.frequencies_ = counts / totals[:, None]  # step 3: theta^P_{I,y} = N_{I,y} / N_I, eq. (14)
         self.classes_ = classes
         return self
 
@@ -210,42 +207,79 @@ class CanonicalBinning:
 
 
 class LabelShiftCanonicalBinning(CanonicalBinning):
-    r"""Binning on the source, reweighted to the target: paper 001 eq. (17) (book ``def-binls-corrected``).
+    r"""Binning on the source, reweighted to the target: paper 001 eq. (17) (book ``def-binls-corrected``, ``alg-binls-corrected``).
 
     ``fit(probs_source, y_source, weights)`` fits :class:`CanonicalBinning`
     on the labelled source sample and replaces the frequencies of every bin
     by :math:`\hat\theta^{(w)}_{I,y} = w_y\hat\theta^P_{I,y}/\sum_j w_j\hat\theta^P_{I,j}`
-    (:func:`companion.label_shift_weights.posterior_correction`).  ``weights`` are oracle
-    weights :math:`q/p` or estimates (e.g. ``bbse(...).weights``), in the
-    order of ``classes``.
+    (:func:`companion.label_shift_weights.posterior_correction`); ``predict``
+    returns the corrected frequencies of the bin of each input.
+
+    Parameters
+    ----------
+    partition : object
+        A partition of the simplex fixed in advance: an attribute ``n_bins``
+        and a method ``assign(probs)`` (:class:`CoordinatePartition`,
+        :class:`LogRatioGridPartition`).
 
     Attributes
     ----------
+    counts_ : numpy.ndarray, shape (B,)
+        :math:`N_I`, the source points of every bin.
     source_frequencies_ : numpy.ndarray, shape (B, k)
         :math:`\hat\theta^P_I`, before the correction.
     frequencies_ : numpy.ndarray, shape (B, k)
         :math:`\hat\theta^{(w)}_I`.
     weights_ : numpy.ndarray
         The weights used.
+
+    Examples
+    --------
+    >>> partition = CoordinatePartition([0.0, 0.5, 1.0], coordinate=1)
+    >>> probs = np.array([[0.9, 0.1], [0.7, 0.3], [0.6, 0.4], [0.4, 0.6], [0.2, 0.8], [0.1, 0.9]])
+    >>> model = LabelShiftCanonicalBinning(partition).fit(probs, [0, 0, 1, 0, 1, 1], weights=[0.5, 2.0])
+    >>> model.source_frequencies_.round(3)
+    array([[0.667, 0.333],
+           [0.333, 0.667]])
+    >>> model.frequencies_.round(3)
+    array([[0.333, 0.667],
+           [0.111, 0.889]])
+    >>> model.predict([[0.3, 0.7]]).round(3)
+    array([[0.111, 0.889]])
     """
 
     def fit(self, probs, y, weights, classes=None) -> "LabelShiftCanonicalBinning":
-        """Fit on the source sample and reweight every bin's frequencies with ``weights`` (eq. (17)).
+        """Fit on the source sample and reweight every bin's frequencies with ``weights`` (``alg-binls-corrected``).
 
         ``weights``: one non-negative weight per class (column of ``probs``),
-        not all zero; every bin must hold a source point of a class with a
-        positive weight (otherwise eq. (17) is 0/0 there).
+        not all zero, the oracle :math:`q/p` or an estimate (e.g.
+        ``bbse(...).weights``) in the order of ``classes``; every bin must hold
+        a source point of a class with a positive weight (otherwise eq. (17)
+        is 0/0 there).
         """
         w = as_weights(weights, "weights")
-        super().fit(probs, y, classes)
-        if w.size != self.frequencies_.shape[1]:
-            raise ValueError(f"weights must hold one weight per class ({self.frequencies_.shape[1]}), got {w.size}")
-        mass = self.frequencies_ @ w
-        if np.any(mass <= 0.0):
-            empty = int(np.flatnonzero(mass <= 0.0)[0])
-            raise ValueError(f"weights give bin {empty} no mass: it holds source points only of classes of weight 0, "
-                             "so eq. (17) is 0/0 there")
+        super().fit(probs, y, classes)  # steps 1-3: bins, counts N_{I,y}, source frequencies theta^P_I
+        _check_bin_masses(self.frequencies_, w)
         self.source_frequencies_ = self.frequencies_
-        self.frequencies_ = posterior_correction(self.source_frequencies_, w)
+        self.frequencies_ = posterior_correction(self.source_frequencies_, w)  # step 4: eq. (17)
         self.weights_ = w
         return self
+
+
+def _check_no_empty_bin(totals: np.ndarray) -> None:
+    """A ValueError naming the first bin without a fitting point: eq. (14) has no frequency there."""
+    if np.any(totals == 0):
+        empty = int(np.flatnonzero(totals == 0)[0])
+        raise ValueError(f"bin {empty} holds no fitting point, so its class frequencies (eq. (14)) are undefined; "
+                         "use fewer bins or a uniform-mass partition")
+
+
+def _check_bin_masses(frequencies: np.ndarray, w: np.ndarray) -> None:
+    """One weight per class, and a positive corrected mass in every bin (the denominator of eq. (17))."""
+    if w.size != frequencies.shape[1]:
+        raise ValueError(f"weights must hold one weight per class ({frequencies.shape[1]}), got {w.size}")
+    mass = (frequencies * w).sum(axis=1)
+    if np.any(mass <= 0.0):
+        empty = int(np.flatnonzero(mass <= 0.0)[0])
+        raise ValueError(f"weights give bin {empty} no mass: it holds source points only of classes of weight 0, "
+                         "so eq. (17) is 0/0 there")

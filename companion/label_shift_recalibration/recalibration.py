@@ -39,50 +39,70 @@ __all__ = [
 ]
 
 
-def prior_correction(z, source_prior, target_prior) -> np.ndarray:
-    r"""Label-shift correction :math:`g(z) = w_1 z / (w_1 z + w_0 (1 - z))` (eqs. (13), (16)).
+#: The priors :func:`prior_correction` serves: [1e-100, 1) (numerical notes, ``label_shift_recalibration``).
+_MIN_PRIOR = 1e-100
 
-    With :math:`w_k = q_k / p_k`, :math:`p_1 = ` ``source_prior`` and
-    :math:`q_1 = ` ``target_prior``.  Evaluated as
-    :math:`g(z) = z q_1 p_0 / (z q_1 p_0 + (1-z) q_0 p_1)` with every factor
-    split into a mantissa and an exact power of two (``frexp``), so no product
-    overflows or underflows: within a few ulps of the exact value for every
-    input down to the smallest subnormal float (``5e-324``), a subnormal result
-    included (the logit form lost up to 1e-13 relative where
-    :math:`|\operatorname{logit} z|` is near 745); exact at ``z = 0`` (gives 0)
-    and ``z = 1`` (gives 1).
+
+def prior_correction(z, source_prior, target_prior) -> np.ndarray:
+    r"""Label-shift correction :math:`g_w(z) = w_1 z / (w_1 z + w_0 (1 - z))` with :math:`w_k = q_k / p_k` (eqs. (13), (16)).
+
+    Moves a probability of class 1 calibrated for a population with
+    :math:`P[Y=1] = p_1` (``source_prior``) to one with :math:`Q[Y=1] = q_1`
+    (``target_prior``) and the same class-conditional laws (book:
+    ``def-prior-correction``).
 
     Parameters
     ----------
     z : array_like
-        Probabilities in [0, 1], any shape.
+        Probabilities of class 1 in [0, 1], any shape.  A two-column
+        ``predict_proba`` array (shape ``(n, 2)``, rows summing to 1) is
+        refused: pass its class-1 column ``proba[:, 1]``.
     source_prior, target_prior : float or array_like
-        Priors in the open interval (0, 1); they broadcast against ``z``
-        (e.g. shape ``(m, 1)`` priors give ``m`` corrected copies of ``z``).
+        Priors of class 1 in [1e-100, 1); they broadcast against ``z``
+        (shape ``(m, 1)`` priors give ``m`` corrected copies of ``z``).
 
     Returns
     -------
-    numpy.ndarray
-        ``g(z)``, of the broadcast shape.
+    float or numpy.ndarray
+        :math:`g_w(z)`, of the broadcast shape (a float for scalar inputs);
+        ``g(0) = 0`` and ``g(1) = 1`` exactly.
+
+    Examples
+    --------
+    >>> round(prior_correction(0.5, source_prior=0.5, target_prior=0.1), 4)
+    0.1
+    >>> prior_correction([0.0, 0.3, 0.9, 1.0], 0.5, 0.1).round(4)
+    array([0.    , 0.0455, 0.5   , 1.    ])
+
+    Notes
+    -----
+    Evaluated as :math:`z / (z + (1 - z)\, w_0 / w_1)`, the first form divided by
+    :math:`w_1`; on the stated domain no step overflows.  Accuracy and domain:
+    the book's numerical notes.
     """
+    z, p1, q1 = _correction_inputs(z, source_prior, target_prior)
+    ratio = ((1.0 - q1) / (1.0 - p1)) / (q1 / p1)  # w_0 / w_1, eq. (16)
+    return _returned(z / (z + (1.0 - z) * ratio))  # g_w(z), eq. (13)
+
+
+def _correction_inputs(z, source_prior, target_prior) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The checks of :func:`prior_correction`: z in [0, 1] and not a predict_proba array, priors in [1e-100, 1), shapes that broadcast."""
     z = as_probabilities(z, "z", ndim=np.ndim(z))
-    p1 = as_probabilities(source_prior, "source_prior", ndim=np.ndim(source_prior), open_interval=True)
-    q1 = as_probabilities(target_prior, "target_prior", ndim=np.ndim(target_prior), open_interval=True)
+    if z.ndim == 2 and z.shape[1] == 2 and np.all(np.abs(z.sum(axis=1) - 1.0) <= 1e-6):
+        raise ValueError("z must hold probabilities of class 1, got shape (n, 2) with rows summing to 1 (a predict_proba "
+                         "array?): pass its class-1 column, proba[:, 1]")
+    priors = []
+    for name, prior in (("source_prior", source_prior), ("target_prior", target_prior)):
+        prior = as_probabilities(prior, name, ndim=np.ndim(prior), open_interval=True)
+        if np.any(prior < _MIN_PRIOR):
+            raise ValueError(f"{name} must lie in [{_MIN_PRIOR:g}, 1), the domain of prior_correction")
+        priors.append(prior)
     try:
-        np.broadcast_shapes(z.shape, p1.shape, q1.shape)
+        np.broadcast_shapes(z.shape, priors[0].shape, priors[1].shape)
     except ValueError:
-        raise ValueError(f"source_prior (shape {p1.shape}) and target_prior (shape {q1.shape}) must broadcast against "
-                         f"z (shape {z.shape}), e.g. scalars, or shape (m, 1) for m corrected copies of z") from None
-    # g = z q1 (1 - p1) / (z q1 (1 - p1) + (1 - z) (1 - q1) p1) with every factor split by frexp into a mantissa in
-    # [1/2, 1) and an exact integer exponent: no product can overflow or underflow, a few ulps over the float range
-    (m_z, e_z), (m_z0, e_z0) = np.frexp(z), np.frexp(1.0 - z)
-    (m_q, e_q), (m_q0, e_q0) = np.frexp(q1), np.frexp(1.0 - q1)
-    (m_p, e_p), (m_p0, e_p0) = np.frexp(p1), np.frexp(1.0 - p1)
-    up, down = m_z * m_q * m_p0, m_z0 * m_q0 * m_p  # in [1/8, 1), or 0 at z = 0 (up) and z = 1 (down)
-    shift = (e_z + e_q + e_p0) - (e_z0 + e_q0 + e_p)  # g = up 2^shift / (up 2^shift + down)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):  # unused branch; ends below
-        g = np.where(shift <= 0, np.ldexp(up / (np.ldexp(up, shift) + down), shift), up / (up + np.ldexp(down, -shift)))
-    return _returned(np.where(z == 0.0, 0.0, np.where(z == 1.0, 1.0, g)))
+        raise ValueError(f"source_prior (shape {priors[0].shape}) and target_prior (shape {priors[1].shape}) must "
+                         f"broadcast against z (shape {z.shape}), e.g. scalars, or shape (m, 1) for m corrected copies of z") from None
+    return z, priors[0], priors[1]
 
 
 def cube_root_bins(n: int) -> int:
@@ -99,6 +119,14 @@ def cube_root_bins(n: int) -> int:
     return b
 
 
+def _composite_inputs(z_source, y_source, y_target) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The checks of :meth:`CompositeRecalibrator.fit`: forecasts in [0, 1], labels in {0, 1}, source arrays of one length."""
+    z_source = as_probabilities(z_source, "z_source")
+    y_source = as_labels(y_source, "y_source")
+    check_same_length(z_source=z_source, y_source=y_source)
+    return z_source, y_source, as_labels(y_target, "y_target")
+
+
 def _class_prior(y: np.ndarray, name: str) -> float:
     """Empirical ``P[Y = 1]``; both classes must be present for the weights of eq. (16)."""
     prior = float(y.mean())
@@ -111,8 +139,9 @@ class CompositeRecalibrator:
     r"""Two-stage recalibration under label shift, :math:`\hat h_Q = \hat g \circ \hat h_P` (eq. (17); book: ``alg-ls-composite``).
 
     Step 1 fits uniform-mass binning on the labelled source sample; step 2
-    estimates the class priors of both domains from their labels and
-    applies :func:`prior_correction` to the bin means.
+    estimates the class priors of both domains from their labels; step 3
+    applies :func:`prior_correction` to the bin means.  The target features
+    are not used.
 
     Parameters
     ----------
@@ -131,23 +160,30 @@ class CompositeRecalibrator:
         Corrected bin values :math:`\hat g(\hat\theta_I)`, with
         :math:`\hat\theta_I` the empirical mean of the source labels in bin
         :math:`I`: the composite is piecewise constant on the source bins.
+
+    Examples
+    --------
+    >>> z_source = np.array([0.1, 0.2, 0.3, 0.6, 0.7, 0.9])
+    >>> y_source = np.array([0, 0, 1, 0, 1, 1])
+    >>> model = CompositeRecalibrator(n_bins=2).fit(z_source, y_source, y_target=[0, 0, 0, 1])
+    >>> model.values_.round(4)  # bin means 1/3 and 2/3, moved from prior 1/2 to prior 1/4
+    array([0.1429, 0.4   ])
+    >>> model.predict([0.05, 0.8]).round(4)
+    array([0.1429, 0.4   ])
     """
 
     def __init__(self, n_bins: int | None = None):
         self.n_bins = None if n_bins is None else check_int(n_bins, "n_bins")
 
     def fit(self, z_source, y_source, y_target) -> "CompositeRecalibrator":
-        """Fit on source forecasts and labels, and target labels only."""
-        z_source = as_probabilities(z_source, "z_source")
-        y_source = as_labels(y_source, "y_source")
-        check_same_length(z_source=z_source, y_source=y_source)
-        y_target = as_labels(y_target, "y_target")
+        """Fit on source forecasts and labels, and target labels only (``alg-ls-composite``)."""
+        z_source, y_source, y_target = _composite_inputs(z_source, y_source, y_target)
         n_bins = cube_root_bins(z_source.size) if self.n_bins is None else self.n_bins
-        self.source_prior_ = _class_prior(y_source, "y_source")
+        self.binning_ = UniformMassBinning(n_bins).fit(z_source, y_source)  # step 1: h_P, bin means theta_I
+        self.source_prior_ = _class_prior(y_source, "y_source")  # step 2: p_1 and q_1, the weights of eq. (16)
         self.target_prior_ = _class_prior(y_target, "y_target")
-        self.binning_ = UniformMassBinning(n_bins).fit(z_source, y_source)
         self.edges_ = self.binning_.edges_
-        self.values_ = self.correct(self.binning_.values_)
+        self.values_ = self.correct(self.binning_.values_)  # step 3: g_hat(theta_I), eq. (17)
         return self
 
     def _check_fitted(self) -> None:
