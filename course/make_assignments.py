@@ -9,18 +9,22 @@ followed by a test cell whose hidden tests check the answer against an independe
 
 The specification is validated against the notebooks, so nothing can drift: an unknown label, an
 exercise with code that is neither autograded nor an exploration, an answer name the solution
-does not define, a name defined twice, or a solution needing a name that neither the set-up nor
-the part's ``given`` code defines stops the generation with a ValueError.
+does not define, a name defined twice, a solution needing a name that neither the set-up nor
+the part's ``given`` code defines, a hidden test reading a name the student was not asked to define
+or using a number the released statement does not give stops the generation with a ValueError.
+Each hidden test runs in a namespace of its own on plain copies of the answer (``hidden_program``).
 
 Usage: python course/make_assignments.py [OUTPUT_DIR]   (default course/source)
 """
 from __future__ import annotations
 
 import ast
+import base64
 import builtins
 import json
 import re
 import sys
+import zlib
 from pathlib import Path
 
 import yaml
@@ -120,6 +124,131 @@ def validate(chapters: dict[str, list[Exercise]], setups: dict[str, str], spec: 
             if part["answer"] in setup_bound or (chapter, part["answer"]) in seen:
                 raise ValueError(f"{ex.label}: answer name {part['answer']!r} is defined elsewhere in {chapter}")
             seen[(chapter, part["answer"])] = ex.label
+            _validate_check(ex, part, setup_bound, given_bound, bound)
+
+
+def _validate_check(ex: Exercise, part: dict, setup_bound: set, given_bound: set, solution_bound: set) -> None:
+    """The hidden test reads only what the student was given or asked for, and uses only stated inputs.
+
+    Every name the check reads is defined by the set-up cell, the part's ``given`` code, the check
+    itself, or is one the student defines: the answer and the names listed in ``reads`` (each named
+    in ``describe`` and defined by the book's solution). Every number the check writes is in the
+    released statement, ``describe`` or ``given``, or is one of the check's own constants listed in
+    ``internal`` (a quadrature tolerance, the seed of hidden test points), or 0, 1, 2.
+    """
+    reads = list(part.get("reads", []))
+    for name in reads:
+        if f"`{name}`" not in part["describe"]:
+            raise ValueError(f"{ex.label}: `reads` names {name!r}, which `describe` does not ask for")
+        if name not in solution_bound:
+            raise ValueError(f"{ex.label}: `reads` names {name!r}, which the book's solution does not define")
+    check_bound, check_read = _names(part["check"])
+    allowed = setup_bound | given_bound | check_bound | {part["answer"], "TOL", *reads} | set(dir(builtins))
+    unknown = check_read - allowed
+    if unknown:
+        raise ValueError(f"{ex.label}: the hidden test reads {sorted(unknown)}, which neither the set-up, the "
+                         "part's given code, the test itself nor the answer defines")
+    released = numbers_in(" ".join([plain(ex.statement), part["describe"], part.get("given", "")]))
+    stated = released | {0.0, 1.0, 2.0} | {float(v) for v in part.get("internal", [])}
+    unstated = sorted({v for v in literals(part["check"]) if not any(_close(v, w) for w in stated)})
+    if unstated:
+        raise ValueError(f"{ex.label}: the hidden test uses {unstated}, which the released statement does not "
+                         "state (list the test's own constants under `internal`)")
+
+
+_NUMBER = re.compile(r"(?<![\w.])(\d+(?:[_,]\d{3})*(?:\.\d+)?(?:[eE][-+]?\d+)?)(?:\s*\^\s*\{?\s*(-?\d+)\s*\}?)?")
+_FRACTION = re.compile(r"(?<![\w.])(\d+)\s*/\s*(\d+)(?![\w.])|\\frac\{?(\d+)\}?\{?(\d+)\}?")
+
+
+_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
+
+
+def numbers_in(text: str) -> set[float]:
+    """Every number a text states: 0.25, 10_000, 10^4, 10^{-3}, 1/2, \\frac12, 99.9 % (also as 0.999), three."""
+    found = set()
+    for m in _NUMBER.finditer(text):
+        value = float(m[1].replace("_", "").replace(",", ""))
+        found.add(value ** int(m[2]) if m[2] else value)
+        if m[2]:
+            found.add(value)
+        found.add(value / 100)
+    for m in _FRACTION.finditer(text):
+        num, den = (m[1], m[2]) if m[1] else (m[3], m[4])
+        if int(den):
+            found.add(int(num) / int(den))
+    found.update(float(_WORDS.index(w)) for w in re.findall(r"\b(" + "|".join(_WORDS[1:]) + r")\b", text.lower()))
+    return found
+
+
+def literals(code: str) -> set[float]:
+    """The numeric literals of a code cell (a minus sign kept), strings and booleans left out."""
+    values = set()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+            values.add(abs(float(node.value)))
+    return values
+
+
+def _close(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-12 * max(abs(a), abs(b), 1e-300)
+
+
+#: Converts a student's value to plain Python and NumPy objects before a hidden test reads it, so that
+#: no method of the answer's own type (a float subclass whose ``__eq__`` is always true) runs in the test.
+PLAIN = '''
+def _plain(value):
+    import numbers
+    import numpy
+    import sympy
+    if isinstance(value, sympy.Basic):
+        return sympy.parse_expr(str(value))
+    if isinstance(value, (bool, numpy.bool_)):
+        return bool(value)
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    if isinstance(value, dict):
+        return {_plain(k): _plain(v) for k, v in dict.items(value)}
+    if callable(value) and not isinstance(value, numpy.ndarray):
+        return lambda *args: _plain(value(*args))
+    try:
+        array = numpy.array(value, dtype=float)
+    except (TypeError, ValueError):
+        return [_plain(v) for v in value]
+    return float(array) if array.ndim == 0 else array
+'''
+
+
+def hidden_program(part: dict, setup: str) -> str:
+    """The hidden test as it runs: in a namespace of its own, on plain copies of what the student defined.
+
+    The namespace holds the set-up cell (run again), the part's ``given`` code when the test reads it,
+    and the answer and the ``reads`` names converted by ``_plain``; the student's notebook can rebind
+    ``abs``, ``np`` or a set-up name without changing what the test computes.
+    """
+    given_bound, _ = _names(part.get("given", ""))
+    _, check_read = _names(part["check"])
+    given = part["given"].rstrip() + "\n" if part.get("given") and given_bound & check_read else ""
+    names = [part["answer"], *part.get("reads", [])]
+    take = "".join(f"{name} = _plain(_student[{name!r}])\n" for name in names)
+    return f"{setup.rstrip()}\n{given}{PLAIN}{take}TOL = {part['tolerance']!r}\n{part['check'].rstrip()}\n"
+
+
+def test_cell(label: str, part: dict, setup: str) -> str:
+    """The test cell: the visible checks, then the hidden test, encoded (a traceback shows its call line only)."""
+    blob = base64.b64encode(zlib.compress(hidden_program(part, setup).encode(), 9)).decode()
+    lines = [f"# Tolerance {part['tolerance']:g}; {part['points']} points. Visible checks below; hidden tests "
+             "after them (course/spec.yml,", f"# {label}) check the value against an independent computation.",
+             f"assert \"{part['answer']}\" in globals(), \"define {part['answer']}\"",
+             *part.get("visible", "").rstrip().splitlines(),
+             "### BEGIN HIDDEN TESTS",
+             "import base64 as _base64_chk, builtins as _builtins_chk, zlib as _zlib_chk",
+             "_builtins_chk.exec(_zlib_chk.decompress(_base64_chk.b64decode(",
+             f"    \"{blob}\")).decode(),",
+             "    {\"__builtins__\": _builtins_chk, \"_student\": _builtins_chk.globals()})",
+             "### END HIDDEN TESTS"]
+    return "\n".join(lines)
 
 
 def assignment(chapter: str, title: str, setup: str, exercises: list[Exercise], spec: dict) -> dict:
@@ -142,10 +271,7 @@ def assignment(chapter: str, title: str, setup: str, exercises: list[Exercise], 
             cells.append(_cell("code", f"# Define `{part['answer']}`: {part['describe'].strip()}\n"
                                f"### BEGIN SOLUTION\n{body.rstrip()}\n### END SOLUTION", f"{slug}-answer",
                                solution=True))
-            cells.append(_cell("code", f"# Tolerance {part['tolerance']:g}; {part['points']} points.\n"
-                               f"assert \"{part['answer']}\" in globals(), \"define {part['answer']}\"\n"
-                               f"### BEGIN HIDDEN TESTS\nTOL = {part['tolerance']!r}\n{part['check'].rstrip()}\n"
-                               "### END HIDDEN TESTS", f"{slug}-test", grade=True, locked=True,
+            cells.append(_cell("code", test_cell(ex.label, part, setup), f"{slug}-test", grade=True, locked=True,
                                points=part["points"]))
         elif ex.code:
             cells.append(_cell("code", "### BEGIN SOLUTION\n" + "\n\n".join(c.rstrip() for c in ex.code)
