@@ -177,6 +177,25 @@ def test_correction_rejects_bad_input():
         posterior_correction([[1.0, 0.0]], [0.0, 1.0])
 
 
+def test_correction_asks_for_rows_when_given_one_column():
+    # issue 39: one column of predict_proba (a 1-D array of n probabilities) was read as one row of n classes
+    proba = np.random.default_rng(3).uniform(size=(650, 2))
+    proba /= proba.sum(axis=1, keepdims=True)
+    for bad in (proba[:, 1], proba[:, :1], proba[None]):
+        with pytest.raises(ValueError, match=r"probs must have shape \(n, k\).*k = 2"):
+            posterior_correction(bad, [0.4, 1.6])
+    # a 1-D array of length k is one row, the same as the 2-D call
+    np.testing.assert_array_equal(posterior_correction(proba[0], [0.4, 1.6]), posterior_correction(proba[:1], [0.4, 1.6])[0])
+
+
+def test_correction_refuses_weights_above_its_domain():
+    with pytest.raises(ValueError, match=r"weights must be .* \[0, 1e\+300\]"):
+        posterior_correction([[0.5, 0.5]], [1.0, 1e301])
+    # inside the domain only the ratios matter, even for weights of very different sizes
+    np.testing.assert_allclose(posterior_correction([[0.5, 0.5]], [1e-300, 1e300])[0], [0.0, 1.0])
+    np.testing.assert_allclose(posterior_correction([[0.3, 0.7]], [1e300, 5e299]), [[0.6 / 1.3, 0.7 / 1.3]], rtol=1e-15)
+
+
 # ---------------------------------------------------------------------------
 # Labels
 # ---------------------------------------------------------------------------

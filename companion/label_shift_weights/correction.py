@@ -146,35 +146,70 @@ def _check_rows(probs: np.ndarray, codes: np.ndarray, name_p: str, name_y: str) 
 # ---------------------------------------------------------------------------
 
 
-def posterior_correction(probs, weights) -> np.ndarray:
-    r"""Bayes correction of posteriors to a new prior: :math:`\eta^Q_y = w_y\eta^P_y / \sum_j w_j\eta^P_j` (paper 001 eq. (16)).
+#: Largest weight :func:`posterior_correction` accepts (only ratios matter: divide by the largest weight).
+MAX_WEIGHT = 1e300
 
-    Book: ``prop-lsw-bayes-correction``.  With the true weights
-    :math:`w^* = q/p` and the true source posterior it returns the true
-    target posterior; applied to the bin frequencies of a binning
-    recalibrator it is eq. (17) of the paper.
+
+def posterior_correction(probs, weights) -> np.ndarray:
+    r"""The Bayes correction of posteriors to a new prior: :math:`g_w(\eta)_y = w_y\eta_y / \sum_j w_j\eta_j`.
+
+    Paper 001, eq. (16); book ``alg-lsw-bayes-correction`` and
+    ``prop-lsw-bayes-correction``.  With the true weights :math:`w^* = q/p`
+    and the true source posterior it returns the true target posterior;
+    applied to the bin frequencies of a binning recalibrator it is eq. (17)
+    of the paper.
 
     Parameters
     ----------
-    probs : array_like, shape (n, k) or (k,)
-        Rows of the simplex (source posteriors or bin frequencies).
+    probs : array_like, shape (n, k), or (k,) for one row
+        Rows of the simplex (source posteriors or bin frequencies); float32 rows
+        are accepted within their precision.
     weights : array_like, shape (k,)
-        Non-negative weights, not all zero (only their ratios matter).
+        Weights in [0, 1e300], not all zero; only their ratios matter.
 
     Returns
     -------
     numpy.ndarray
-        The corrected rows, renormalised to sum to 1, of the shape of ``probs``.
+        The corrected rows, of the shape of ``probs``.
+
+    Raises
+    ------
+    ValueError
+        If ``probs`` is not of shape (n, k) or (k,) with ``k = len(weights)``
+        (one column of a ``predict_proba`` array is not enough), or a row puts
+        all its mass on classes of weight 0 (then eq. (16) is 0/0; see
+        ``rem-lsw-bayes-q-null``).
+
+    Examples
+    --------
+    >>> posterior_correction([[0.5, 0.5], [0.8, 0.2]], [0.4, 1.6]).round(3)
+    array([[0.2, 0.8],
+           [0.5, 0.5]])
     """
-    one_row = np.ndim(probs) == 1
-    p = as_simplex_rows(np.atleast_2d(probs), "probs")
-    w = as_weights(weights, "weights")
-    if w.size != p.shape[1]:
-        raise ValueError(f"weights must hold one weight per column of probs ({p.shape[1]}), got {w.size}")
-    num = p * w
-    den = num.sum(axis=1)
-    if np.any(den <= 0.0):
-        row = int(np.flatnonzero(den <= 0.0)[0])
+    w = _check_weights(weights)
+    eta = _check_posterior_rows(probs, w.size)
+    u = eta * w  # step 1: u_ty = w_y eta_ty
+    total = u.sum(axis=1)
+    if np.any(total <= 0.0):
+        row = int(np.flatnonzero(total <= 0.0)[0])
         raise ValueError(f"probs row {row} puts all its mass on classes of weight 0, so eq. (16) is 0/0 there")
-    out = num / den[:, None]
-    return out[0] if one_row else out
+    corrected = u / total[:, None]  # step 2: renormalise each row
+    return corrected[0] if np.ndim(probs) == 1 else corrected
+
+
+def _check_weights(weights) -> np.ndarray:
+    """The weights of :func:`posterior_correction`: in [0, MAX_WEIGHT], not all zero."""
+    w = as_weights(weights, "weights")
+    if w.ndim != 1 or w.max() > MAX_WEIGHT:
+        raise ValueError(f"weights must be a vector of numbers in [0, {MAX_WEIGHT:g}] (only their ratios matter), "
+                         f"got shape {w.shape} and largest {w.max():g}")
+    return w
+
+
+def _check_posterior_rows(probs, k: int) -> np.ndarray:
+    """``probs`` as rows of the simplex with ``k`` columns; a 1-D array is one row and must have length ``k``."""
+    if np.ndim(probs) not in (1, 2) or np.shape(probs)[-1] != k:
+        hint = " (pass every column of predict_proba, not one)" if np.ndim(probs) == 1 else ""
+        raise ValueError(f"probs must have shape (n, k), or (k,) for one row, with k = {k} columns, one per entry of "
+                         f"weights; got shape {np.shape(probs)}{hint}")
+    return as_simplex_rows(np.atleast_2d(probs), "probs")

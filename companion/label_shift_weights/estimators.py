@@ -117,25 +117,11 @@ def _labelled_source_and_target(probs_source, y_source, probs_target, classes):
 
 
 def _moment_system(probs_source, y_source, probs_target, soft: bool, classes):
-    """The estimated moment system of BBSE and RLLS (``prop-lsw-moment``): source prior, classes, joint confusion, target feature means."""
+    """Steps 1-3 of ``alg-lsw-bbse-hard`` / ``alg-lsw-bbse-soft``: source prior, classes, joint confusion, target feature means."""
     ps, pt, codes, classes, p_hat = _labelled_source_and_target(probs_source, y_source, probs_target, classes)
-    return p_hat, classes, _sample_confusion(ps, codes, soft), _target_means(pt, soft)
-
-
-def _sample_confusion(probs: np.ndarray, codes: np.ndarray, soft: bool) -> np.ndarray:
-    """:func:`_confusion` of one sample by counting: ``C[i, j] = mean(phi_i 1{Y = j})`` in O(n k), no one-hot matrix."""
-    n, k = probs.shape
-    if not soft:
-        cells = np.bincount(probs.argmax(axis=1) * k + codes, minlength=k * k)
-        return cells.reshape(k, k) / n
-    return np.stack([np.bincount(codes, weights=probs[:, i], minlength=k) for i in range(k)]) / n
-
-
-def _target_means(probs: np.ndarray, soft: bool) -> np.ndarray:
-    """Mean BBSE feature on the target sample: the mean probability row, or the predicted-class frequencies."""
-    if soft:
-        return np.ones(probs.shape[0]) @ probs / probs.shape[0]  # column means by one product (mean(axis=0) is ~10x slower)
-    return np.bincount(probs.argmax(axis=1), minlength=probs.shape[1]) / probs.shape[0]
+    phi_s, phi_t = _features(ps, soft), _features(pt, soft)  # step 1: one-hot arg-max, or the probabilities
+    confusion = phi_s.T @ np.eye(ps.shape[1])[codes] / codes.size  # step 2: C_ij = mean of phi_i(x_s) 1{y_s = j}
+    return p_hat, classes, confusion, phi_t.mean(axis=0)  # step 3: nu_i = mean of phi_i(x'_t)
 
 
 def bbse(probs_source, y_source, probs_target, *, soft: bool = False, classes=None,
