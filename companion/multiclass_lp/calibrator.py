@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import as_real_array, as_rng, check_bool, check_int, check_open_unit, check_positive, simplex_tolerance
-from .bounds import lp_threshold
 from .level_sets import (
     ROW_SUM_TOLERANCE,
     _canonical_from_counts,
@@ -25,10 +24,18 @@ from .level_sets import (
     check_lam,
     check_p,
 )
-from .structure import GroupRun, _pool_count, plan_pools, pool_statistics, run_groups
+from .structure import THRESHOLD_MIN, GroupRun, _pool_count, exact_statistics, fixed_thresholds, plan_pools, pool_statistics, run_groups
 
 
 __all__ = ["DEFAULT_MAX_ITER", "LpCalibrator"]
+
+
+def _check_threshold(value, name: str) -> float:
+    """A threshold omega or omega_m in [THRESHOLD_MIN, 1)."""
+    value = check_open_unit(value, name)
+    if value < THRESHOLD_MIN:
+        raise ValueError(f"{name} must lie in [{THRESHOLD_MIN:g}, 1) (a threshold no sample can resolve below), got {value!r}")
+    return value
 
 
 #: Default cap on the number of steps (the loop always terminates, see ``LpCalibrator``).
@@ -36,91 +43,59 @@ DEFAULT_MAX_ITER = 100_000
 
 
 class LpCalibrator:
-    r"""Recalibrate a ``k``-class predictor under :math:`\ell_p` error (the paper's Algorithm 2, ``alg-multiclass-lp``).
+    r"""Recalibrate a ``k``-class predictor under :math:`\ell_p` error: Algorithm 2 of paper 002 (``alg-multiclass-lp``).
 
-    Steps of :meth:`fit` (the book's reconstruction, see the chapter):
-
-    1. round every forecast to its level set; estimate each level set's mass
-       :math:`\hat q(v)` and keep the *high-mass bins* :math:`H = \{v : \hat q(v) \ge \omega_m\}`;
-    2. one group per bin, predicting the canonical distribution :math:`c(v)`;
-    3. while some group :math:`G` and class :math:`i` have estimated error
-       :math:`\hat q(G)\,|u_{G,i} - \hat y_i(G)| > \omega` (:math:`u_G` the group's
-       prediction, :math:`\hat q(G)` its estimated mass, :math:`\hat y(G)` its
-       estimated label distribution): take the largest, set coordinate
-       :math:`i` to :math:`\hat y_i(G)` and project onto the simplex (stage 1);
-       if another group's prediction has the same level set, merge the two and
-       keep the prediction of the group with the larger estimated mass
-       (stage 2); re-estimate.
-    4. Points of level sets outside :math:`H` get :math:`c(r(f(x)))`.
-
-    Group statistics come from *estimation groups* whose sizes are powers of
-    2 (the paper's structure Q): a group of the prediction structure is a
-    disjoint union of estimation groups of distinct sizes and its estimates are
-    sums of theirs (Lemma 9 of the paper).  :math:`\hat y(G)` is the projection
-    onto the simplex of the estimated class frequencies of :math:`G`, so it is
-    a distribution; the loop therefore always terminates (each step lowers
-    :math:`\|u_G - \hat y(G)\|^2` by more than :math:`(\omega/\hat q(G))^2`, and
-    there are fewer merges than bins).
+    :meth:`fit` rounds every forecast to its level set, keeps the heavy level sets
+    :math:`H` (estimated mass at least :math:`\omega_m`), gives each a group of its own
+    predicting :math:`c(v)`, and, while some group :math:`G` and class :math:`i` have estimated
+    error :math:`\hat q(G)\,|u_{G,i} - \hat y_i(G)| > \omega`, patches the largest (stage 1)
+    and merges groups whose predictions share a level set (stage 2).  :meth:`predict`
+    returns :math:`u_G` on the groups and :math:`c(r(f(x)))` elsewhere.
 
     Parameters
     ----------
     lam : float
-        Grid step :math:`\lambda = 1/m`.
+        Grid step :math:`\lambda = 1/m`, ``m`` an integer of at least 2.
     p : float
-        The :math:`\ell_p` exponent in (1, inf]; used only with ``epsilon``.
+        The :math:`\ell_p` exponent in [1, inf]; used only with ``epsilon`` (then in (1, inf]).
     epsilon : float, optional
-        Target :math:`\ell_p` error.  Sets :math:`\omega = \omega_m = (\varepsilon/4)^{p/(p-1)}`
-        (Theorem 6 as reconstructed, ``thm-multiclass-lp-main``) and makes
-        :meth:`fit` refuse fewer samples than :func:`companion.multiclass_lp.theorem6_sample_size`
-        (unless ``check_sample_size=False``).
+        Target :math:`\ell_p` error in (0, 1): sets :math:`\omega = \omega_m = (\varepsilon/4)^{p/(p-1)}`
+        (``thm-multiclass-lp-main``) and makes :meth:`fit` refuse fewer samples than
+        :func:`companion.multiclass_lp.theorem6_sample_size` (unless ``check_sample_size=False``).
     threshold : float or "auto"
-        Error threshold :math:`\omega`.  ``"auto"`` (the default, used when
-        ``epsilon`` is None) sets :math:`\omega = \omega_m = 2\,\mathrm{sd}` with
-        :math:`\mathrm{sd} = 1/(2\sqrt{n_{\mathrm{pool}}}) + \sqrt2(b_m + 2b_y)`, an upper
-        bound on the standard deviation of an estimated group error from a pool of
-        :math:`n_{\mathrm{pool}}` samples with Laplace noise of scales :math:`b_m`
-        (masses) and :math:`b_y` (labels); :data:`AUTO_THRESHOLD_SCALE` is the 2.
-        Without noise this is :math:`1/\sqrt{n_{\mathrm{pool}}}`.  The book's
-        practical choice, *not* the theorem's.
+        Error threshold :math:`\omega` in [``THRESHOLD_MIN`` = 1e-15, 1).  ``"auto"`` (the default,
+        used when ``epsilon`` is None) sets :math:`\omega = \omega_m` to
+        :data:`AUTO_THRESHOLD_SCALE` = 2 standard deviations of an estimated group error,
+        :math:`1/\sqrt{n_{\mathrm{pool}}}` without noise (``err-multiclass-lp-auto-threshold``).
     mass_threshold : float, optional
-        :math:`\omega_m`, the mass above which a level set is heavy (default: :math:`\omega`).
-        With ``noise=True`` at least about ``1.1e-16`` (Lemma 8 counts :math:`\lfloor 1/\omega_m\rfloor \le 2^{53}` events).
+        :math:`\omega_m` in [1e-15, 1), the mass from which a level set is heavy (default :math:`\omega`).
     delta : float
-        Failure probability, used for the noise scale and the sample size.
+        Failure probability in (0, 1), for the noise scales and the sample size.
     noise : bool or float
-        True: Laplace noise of the paper's Lemma 8 (``lem-multiclass-lp-disjoint``), scaled
-        for the accuracy the pool supports; False: exact sample means; a float:
-        the privacy parameter :math:`\varepsilon_{\mathrm{DP}}` (scale :math:`2/(n\varepsilon_{\mathrm{DP}})`).
+        True: the Laplace noise of ``lem-multiclass-lp-disjoint``; False: exact sample means;
+        a float :math:`\varepsilon_{\mathrm{DP}} > 0`: Laplace noise of scale :math:`2/(n\varepsilon_{\mathrm{DP}})`.
     pools : bool
-        True: the paper's sample splitting (one pool for the level-set masses
-        and, for each group size :math:`2^j`, one pool for group masses and one
-        for label frequencies); False: every estimate from the whole sample.
+        True: the paper's sample splitting (pool 0 for the level-set masses, and for each group
+        size :math:`2^j` a mass pool and a label pool); False: every estimate from the whole sample.
     max_iter : int, optional
-        Cap on the number of steps (default :data:`DEFAULT_MAX_ITER`).
-    record_states : bool
-        Store the per-bin predictions after both stages of every step in
-        ``trajectory_`` (for population trajectories).
-    record_queries : bool
-        Store every answer of the estimation structure in ``queries_`` (list of
-        ``(bins, mass, labels)``; ``labels`` estimates
-        :math:`(q, \mathbb E[e_Y\,\mathbb 1\{\cdot\}])`), to compare with population values (the paper's Lemma 8, ``lem-multiclass-lp-disjoint``).
+        Cap on the number of steps (default :data:`DEFAULT_MAX_ITER`; the loop always ends).
+    record_states, record_queries : bool
+        Keep the per-bin predictions after both stages of every step in ``trajectory_``;
+        keep every answer ``(bins, mass, labels)`` of the estimation structure in ``queries_``.
     check_sample_size : bool
         With ``epsilon``, refuse samples smaller than Theorem 6 asks for.
-    rng : numpy.random.Generator or int
-        Generator or seed, for the pool split and the noise.
+    rng : numpy.random.Generator or int, optional
+        Generator or seed for the pool split and the noise (None: seed 0, so every fit is the same).
 
     Attributes
     ----------
     threshold_, mass_threshold_ : float
         The thresholds :math:`\omega` and :math:`\omega_m` used.
-    keys_ : array
-        Level-set keys (:func:`level_set_key`) of the heavy level sets :math:`H`, sorted.
-    bin_levels_ : array
-        Their count vectors.
-    bin_predictions_ : array
-        Final prediction of each level set of :math:`H`.
+    keys_, bin_levels_, bin_predictions_ : array
+        The heavy level sets :math:`H` (keys of :func:`level_set_key`, sorted), their count
+        vectors, and the final prediction of each.
     groups_ : list of arrays
-        The groups, as index arrays into :math:`H`.
+        The groups of the prediction structure, as index arrays into :math:`H`.
     n_steps_, n_merges_, converged_ : int, int, bool
         Steps taken, merges made, and whether the loop ended below the threshold.
     pool_sizes_, noise_scales_ : list
@@ -128,12 +103,29 @@ class LpCalibrator:
     visited_ : array
         Keys of every level set a group prediction occupied during the run.
     trajectory_ : dict
-        Per-step arrays ``group_size``, ``cls``, ``est_error``, ``merged``,
-        ``moved_mass`` (estimated mass of the group whose prediction moved in a
-        merge) and ``n_groups``; with ``record_states`` also the
-        ``(steps, |H|, k)`` arrays ``stage1`` and ``stage2``.
+        Per-step arrays ``group_size``, ``cls``, ``est_error``, ``merged``, ``moved_mass``,
+        ``n_groups``; with ``record_states`` also ``stage1`` and ``stage2``, ``(steps, |H|, k)``.
     queries_ : list
         With ``record_queries``, every answer of the estimation structure.
+
+    Notes
+    -----
+    The estimated label distribution :math:`\hat y(G)` is projected onto the simplex, so the
+    loop always terminates (``err-multiclass-lp-estimates``).  Group estimates are sums over
+    estimation groups of distinct power-of-2 sizes (the paper's Lemma 9, ``lem-multiclass-lp-binary``),
+    one pool per size and kind.  The domain (probability rows, the rounding allowance, the
+    thresholds) is on the page Numerical notes (``numnotes-multiclass-lp``).
+
+    Examples
+    --------
+    >>> from companion.multiclass_lp import book_multiclass_scenario
+    >>> probs, y = book_multiclass_scenario(3).sample(20_000, 0)
+    >>> cal = LpCalibrator(0.1, threshold=0.01, noise=False, pools=False).fit(probs, y)
+    >>> cal.keys_.size, cal.n_steps_, cal.n_merges_
+    (21, 7, 3)
+    >>> cal.predict(probs[:2]).round(3)
+    array([[0.591, 0.162, 0.247],
+           [0.233, 0.733, 0.033]])
     """
 
     def __init__(
@@ -164,11 +156,11 @@ class LpCalibrator:
             self.epsilon = None
         if isinstance(threshold, str):
             if threshold != "auto":
-                raise ValueError(f"threshold must be a number in (0, 1) or 'auto', got {threshold!r}")
+                raise ValueError(f"threshold must be a number in [{THRESHOLD_MIN:g}, 1) or 'auto', got {threshold!r}")
             self.threshold = "auto"
         else:
-            self.threshold = check_open_unit(threshold, "threshold")
-        self.mass_threshold = None if mass_threshold is None else check_open_unit(mass_threshold, "mass_threshold")
+            self.threshold = _check_threshold(threshold, "threshold")
+        self.mass_threshold = None if mass_threshold is None else _check_threshold(mass_threshold, "mass_threshold")
         if isinstance(noise, (bool, np.bool_)):
             self.noise = bool(noise)
         else:
@@ -186,25 +178,26 @@ class LpCalibrator:
 
     # -- fitting ----------------------------------------------------------------
     def fit(self, probs, y):
-        """Run Algorithm 2 on a labelled sample (forecasts ``probs``, labels ``y``); return self."""
+        """Run Algorithm 2 (``alg-multiclass-lp``) on a labelled sample: forecasts ``probs`` (n, k), labels ``y``; return self."""
         _check_key_work_of(probs, self.m)
         probs, eps = _probability_rows(probs)
         y = _labels_for(probs, y)
         n, k = probs.shape
         rng = as_rng(0 if self.rng is None else self.rng)
-        omega, omega_m, sizes, scales = plan_pools(self, n, k)
-        self.threshold_, self.mass_threshold_ = omega, omega_m
-        counts = _counts(probs, self.m, eps)
+        # the thresholds omega, omega_m, the pool sizes and the Laplace scales (Lemma 8, Theorem 6)
+        self.threshold_, self.mass_threshold_, sizes, scales = plan_pools(self, n, k)
+        self.pool_sizes_, self.n_classes_ = [int(s) for s in sizes], k
+        counts = _counts(probs, self.m, eps)  # r(f(x_s)) / lambda
         keys = _keys_from_counts(counts, self.m)
-        self.pool_sizes_ = [int(s) for s in sizes]
-        h_keys, h_levels, mass_stats, label_stats, scales = pool_statistics(self.pools, keys, counts, y, sizes, scales, omega_m, rng)
+        # step 1: heavy level sets H from pool 0, and each pool's per-bin sums for the estimates of steps 2-3
+        h_keys, h_levels, mass_stats, label_stats, scales = pool_statistics(
+            self.pools, keys, counts, y, sizes, scales, self.mass_threshold_, rng)
         self.noise_scales_ = list(scales)
-        self.n_classes_ = k
-        self._store(run_groups(self, h_keys, h_levels, mass_stats, label_stats, rng))
+        self._store(run_groups(self, h_keys, h_levels, mass_stats, label_stats, rng))  # steps 2-4
         return self
 
     def fit_exact(self, probs, cond_mean, weights):
-        r"""Run Algorithm 2 with exact estimates (an oracle) on a finite law.
+        r"""Run Algorithm 2 with exact estimates (an oracle) on a finite law; return self.
 
         ``probs[j]``, ``cond_mean[j]`` and ``weights[j]`` are the forecast, the
         exact :math:`\mathbb E[Y \mid f = \text{probs}[j]]` and the probability
@@ -217,33 +210,13 @@ class LpCalibrator:
         probs, eps = _probability_rows(probs)
         h = _cond_mean_for(probs, cond_mean)
         w = _weights_for(probs, weights)
-        k = probs.shape[1]
-        if self.epsilon is not None:
-
-            omega = lp_threshold(self.epsilon, self.p)
-        elif self.threshold == "auto":
+        if self.epsilon is None and self.threshold == "auto":
             raise ValueError("threshold must be a number (or epsilon given) for fit_exact; 'auto' needs a sample size")
-        else:
-            omega = self.threshold
-        omega_m = omega if self.mass_threshold is None else self.mass_threshold
-        self.threshold_, self.mass_threshold_ = omega, omega_m
+        self.threshold_, self.mass_threshold_ = fixed_thresholds(self)
         counts = _counts(probs, self.m, eps)
-        keys = _keys_from_counts(counts, self.m)
-        uniq, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-        mass = np.bincount(inverse, weights=w)
-        high = mass >= omega_m
-        h_keys, h_levels = uniq[high], counts[first[high]]
-        sel = high[inverse]
-        hidx = (np.cumsum(high) - 1)[inverse[sel]]
-        n_bins = h_keys.size
-        labels = np.zeros((n_bins, k + 1))
-        labels[:, 0] = np.bincount(hidx, weights=w[sel], minlength=n_bins)
-        for i in range(k):
-            labels[:, 1 + i] = np.bincount(hidx, weights=w[sel] * h[sel, i], minlength=n_bins)
-        n_sizes = _pool_count(omega_m)
-        self.pool_sizes_ = []
-        self.noise_scales_ = [(0.0, 0.0)] * n_sizes
-        self.n_classes_ = k
+        h_keys, h_levels, labels = exact_statistics(_keys_from_counts(counts, self.m), counts, h, w, self.mass_threshold_)
+        n_sizes = _pool_count(self.mass_threshold_)
+        self.pool_sizes_, self.noise_scales_, self.n_classes_ = [], [(0.0, 0.0)] * n_sizes, probs.shape[1]
         self._store(run_groups(self, h_keys, h_levels, [labels[:, 0]] * n_sizes, [labels] * n_sizes, as_rng(0)))
         return self
 

@@ -13,17 +13,15 @@ attributes; the machinery it runs lives here:
 
 from __future__ import annotations
 
-import fractions
 import math
 from typing import NamedTuple
 
 import numpy as np
 
-from .._checks import MAX_INT
 from .bounds import lemma8_accuracy, lp_threshold, theorem6_budget
 from .level_sets import _canonical_from_counts, _counts, _keys_from_counts, _project_rows
 
-__all__ = ["AUTO_THRESHOLD_SCALE"]
+__all__ = ["AUTO_THRESHOLD_SCALE", "THRESHOLD_MIN"]
 
 
 # ---------------------------------------------------------------------------
@@ -38,25 +36,24 @@ class _QGroup(NamedTuple):
 
 
 def _pool_count(omega_m: float) -> int:
-    """Number J of group sizes 1, 2, 4, ... up to floor(1/omega_m) (at most that many high-mass bins).
-
-    J = floor(log2(1/omega_m)) + 1, read exactly from the binary exponent of
-    ``omega_m`` in (0, 1), so a subnormal threshold (where 1/omega_m overflows) gives its J too.
-    """
-    mantissa, exponent = math.frexp(omega_m)  # omega_m = mantissa * 2**exponent, mantissa in [1/2, 1)
-    return -exponent + (2 if mantissa == 0.5 else 1)
+    """Number J = floor(log2(floor(1/omega_m))) + 1 of group sizes 1, 2, 4, ... (at most floor(1/omega_m) heavy bins)."""
+    return math.floor(1 / omega_m).bit_length()
 
 
 def _event_count(omega_m: float) -> int:
-    """Lemma 8's event count floor(1/omega_m), where an exact reciprocal within rounding (relative 2**-52) of an
-    integer counts as that integer: a decimal threshold is read by its intent (0.1 gives 10, 1e-5 gives 100000,
-    though ``1.0 / 1e-5`` is 99999.99999999999), a power of two exactly (5e-324 gives 2**1074).  From 2**52 up
-    every reciprocal is within rounding of an integer, the nearest one is returned (1e-17 gives
-    99999999999999993, the float's own reciprocal rounded): a float fixes so large a count only to within its
-    rounding, and counts above 2**53 are refused where the union bound uses them."""
-    reciprocal = 1 / fractions.Fraction(omega_m)
+    """Lemma 8's event count floor(1/omega_m), where 1/omega_m within rounding of an integer counts as that integer.
+
+    A decimal threshold is read by its intent: 0.1 gives 10 and 1e-5 gives 100000, though ``1.0 / 1e-5`` is
+    99999.99999999999 (Numerical notes, ``numnotes-multiclass-lp``).
+    """
+    reciprocal = 1 / omega_m
     nearest = round(reciprocal)
-    return nearest if abs(reciprocal - nearest) <= reciprocal * fractions.Fraction(1, 2**52) else math.floor(reciprocal)
+    return nearest if abs(reciprocal - nearest) <= reciprocal * 2.0**-52 else math.floor(reciprocal)
+
+
+#: Smallest threshold omega or omega_m served: an estimated error resolves omega only from about 1/omega^2
+#: samples, so thresholds below 1e-15 serve no sample (Numerical notes, ``numnotes-multiclass-lp``).
+THRESHOLD_MIN = 1e-15
 
 
 #: ``threshold="auto"`` uses omega = omega_m = AUTO_THRESHOLD_SCALE standard deviations of an estimated group error.
@@ -90,6 +87,19 @@ def auto_threshold(n_pool: int, scales) -> float:
     return min(0.5, AUTO_THRESHOLD_SCALE * sd)
 
 
+def fixed_thresholds(cal) -> tuple[float, float]:
+    """omega and omega_m of ``cal`` when they are not automatic: from ``epsilon`` (Theorem 6) or ``threshold``.
+
+    Both must lie in [THRESHOLD_MIN, 1); ``threshold`` and ``mass_threshold`` are checked when
+    ``cal`` is made, the omega that ``epsilon`` and ``p`` give is checked here.
+    """
+    omega = lp_threshold(cal.epsilon, cal.p) if cal.epsilon is not None else cal.threshold
+    if omega < THRESHOLD_MIN:
+        raise ValueError(f"epsilon = {cal.epsilon} and p = {cal.p} give omega = (epsilon/4)^(p/(p-1)) = {omega:.3g}, "
+                         f"below THRESHOLD_MIN = {THRESHOLD_MIN:g} (a threshold no sample can resolve)")
+    return omega, omega if cal.mass_threshold is None else cal.mass_threshold
+
+
 def plan_pools(cal, n: int, k: int):
     """omega, omega_m, pool sizes [level sets, mass_1, labels_1, ...] and noise scales per group size, for ``cal``'s settings."""
 
@@ -102,8 +112,7 @@ def plan_pools(cal, n: int, k: int):
         return [n - 2 * j * size] + [size] * (2 * j)
 
     if cal.epsilon is not None or cal.threshold != "auto":
-        omega = lp_threshold(cal.epsilon, cal.p) if cal.epsilon is not None else cal.threshold
-        omega_m = omega if cal.mass_threshold is None else cal.mass_threshold
+        omega, omega_m = fixed_thresholds(cal)
         j = _pool_count(omega_m)
         sizes = split(j)
         if cal.epsilon is not None and cal.pools:
@@ -117,12 +126,6 @@ def plan_pools(cal, n: int, k: int):
                     f"p = {cal.p}, delta = {cal.delta}, lam = {cal.lam} (Theorem 6), got {n}"
                 )
         n_events = _event_count(omega_m)
-        if cal.noise is True and n_events > MAX_INT:
-            name = "mass_threshold" if cal.mass_threshold is not None else ("epsilon" if cal.epsilon is not None else "threshold")
-            raise ValueError(
-                f"{name} gives omega_m = {omega_m!r}, too small for the noisy algorithm: Lemma 8 counts up to "
-                f"floor(1/omega_m) >= 2**{n_events.bit_length() - 1} high-mass bins, at most 2**53 (omega_m >= about 1.1e-16)"
-            )
         return omega, omega_m, sizes, pool_scales(cal, sizes, k, n_events, j)
     # automatic: the smallest J whose pools support a threshold omega_m with J(omega_m) <= J
     j = 1
@@ -189,6 +192,27 @@ def pool_statistics(pools: bool, keys, counts, y, sizes: list[int], scales: list
     return h_keys, h_levels, mass_stats, label_stats, scales
 
 
+def exact_statistics(keys, counts, h, w, omega_m: float):
+    """Step 1 with exact estimates (``fit_exact``): the heavy level sets of a finite law and their exact sums.
+
+    ``keys`` and ``counts`` are the level sets of the atoms, ``h`` their exact conditional label
+    means and ``w`` their probabilities; returns the keys and count vectors of the level sets of
+    mass at least ``omega_m`` and, per such level set, (mass, class sums) ``(|H|, k + 1)``.
+    """
+    k = counts.shape[1]
+    uniq, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    mass = np.bincount(inverse, weights=w)
+    high = mass >= omega_m
+    sel = high[inverse]
+    hidx = (np.cumsum(high) - 1)[inverse[sel]]
+    n_bins = int(high.sum())
+    labels = np.zeros((n_bins, k + 1))
+    labels[:, 0] = np.bincount(hidx, weights=w[sel], minlength=n_bins)
+    for i in range(k):
+        labels[:, 1 + i] = np.bincount(hidx, weights=w[sel] * h[sel, i], minlength=n_bins)
+    return uniq[high], counts[first[high]], labels
+
+
 class GroupRun(NamedTuple):
     """What one run of the loop leaves: the fitted attributes of :class:`~companion.multiclass_lp.LpCalibrator` (without the ``_``)."""
 
@@ -214,133 +238,137 @@ class GroupRun(NamedTuple):
     queries: list
 
 
+class _Structures:
+    """The prediction structure P and the estimation structure Q of Algorithm 2 (``alg-multiclass-lp``, step 2).
+
+    ``groups[g] = [bins, u_G, Q-groups]``: a group of P (indices into H), its prediction and the
+    groups of Q it is the disjoint union of (distinct power-of-2 sizes, Lemma 9); ``est[g]`` its
+    estimates (step 3); ``level[g]`` the key of :math:`r(u_G)` and ``owner`` the inverse map.
+    """
+
+    def __init__(self, cal, h_keys, h_levels, mass_stats, label_stats, rng):
+        self.m, self.k, self.n_bins = cal.m, h_levels.shape[1], h_keys.size
+        self.scales, self.rng = cal.noise_scales_, rng
+        self.mass_stats, self.label_stats = mass_stats, label_stats
+        self.queries = [] if cal.record_queries else None
+        u = _canonical_from_counts(h_levels, cal.m)  # step 2: one group {v} per heavy v, u = c(v)
+        self.groups = {g: [np.array([g]), u[g].copy(), [self.query(np.array([g]))]] for g in range(h_keys.size)}
+        self.level = {g: int(key) for g, key in enumerate(h_keys.tolist())}
+        self.owner = {key: g for g, key in self.level.items()}
+        self.visited = set(self.owner)
+        self.est = {g: self.estimates(g) for g in self.groups}
+
+    def query(self, bins: np.ndarray) -> _QGroup:
+        """A group of Q of size 2^j: its mass and (mass, class sums) from the pools of size 2^j, plus Laplace noise."""
+        j = bins.size.bit_length() - 1
+        mass, labels = float(self.mass_stats[j][bins].sum()), self.label_stats[j][bins].sum(axis=0)
+        b_m, b_y = self.scales[j]
+        if b_m > 0:
+            mass += float(self.rng.laplace(0.0, b_m))
+        if b_y > 0:
+            labels = labels + self.rng.laplace(0.0, b_y, size=self.k + 1)
+        if self.queries is not None:
+            self.queries.append((bins, mass, labels))
+        return _QGroup(bins, mass, labels)
+
+    def estimates(self, g: int) -> tuple[float, np.ndarray]:
+        """Step 3: qhat(G) and yhat(G) = Pi(shat(G) / qtilde(G)), sums over the Q-groups of G."""
+        qs = self.groups[g][2]
+        mass, labels = sum(q.mass for q in qs), np.sum([q.labels for q in qs], axis=0)
+        if labels[0] <= 0.0:  # no label estimate (only with noise): the group is not patched
+            return mass, self.groups[g][1].copy()
+        return mass, _project_rows((labels[1:] / labels[0])[None, :])[0]
+
+    def errors(self) -> tuple[list, np.ndarray]:
+        """The groups and the estimated errors err(G, i) = qhat(G) |u_G,i - yhat_i(G)| (step 3)."""
+        gids = list(self.groups)
+        q = np.array([self.est[g][0] for g in gids])
+        yhat = np.array([self.est[g][1] for g in gids])
+        u = np.array([self.groups[g][1] for g in gids])
+        return gids, q[:, None] * np.abs(u - yhat)
+
+    def patch(self, g: int, i: int) -> int:
+        """Stage 1: w = u_G with w_i = yhat_i(G), u_G = Pi(w); return the key of the new level set r(u_G)."""
+        w = self.groups[g][1].copy()
+        w[i] = self.est[g][1][i]
+        self.groups[g][1] = _project_rows(w[None, :])[0]
+        del self.owner[self.level[g]]
+        key = int(_keys_from_counts(_counts(self.groups[g][1][None, :], self.m), self.m)[0])
+        self.visited.add(key)
+        return key
+
+    def merge(self, g: int, other: int) -> float:
+        """Stage 2: G and G' become one group with the prediction of the heavier (G on a tie); return the lighter's mass."""
+        (q_g, _), (q_o, _) = self.est[g], self.est[other]
+        keep = self.groups[g][1] if q_g >= q_o else self.groups[other][1]
+        bins = np.concatenate([self.groups[g][0], self.groups[other][0]])
+        parts = self._add_binary(self.groups[g][2] + self.groups[other][2], bins.size)
+        del self.groups[other], self.est[other], self.owner[self.level[other]], self.level[other]
+        self.groups[g] = [bins, keep.copy(), parts]
+        self.est[g] = self.estimates(g)
+        return min(q_g, q_o)
+
+    def _add_binary(self, parts: list, total: int) -> list:
+        """Pair Q-groups of equal size into new ones, as in binary addition, until all sizes differ (Lemma 9)."""
+        by_size: dict[int, list] = {}
+        for qg in parts:
+            by_size.setdefault(qg.bins.size, []).append(qg)
+        size = 1
+        while size <= total:
+            same = by_size.get(size, [])
+            while len(same) >= 2:
+                a, b = same.pop(), same.pop()
+                by_size.setdefault(2 * size, []).append(self.query(np.concatenate([a.bins, b.bins])))
+            size *= 2
+        return [qg for lst in by_size.values() for qg in lst]
+
+    def bin_state(self) -> np.ndarray:
+        """The prediction of every heavy level set, ``(|H|, k)``."""
+        out = np.empty((self.n_bins, self.k))
+        for bins, u, _ in self.groups.values():
+            out[bins] = u
+        return out
+
+
 def run_groups(cal, h_keys, h_levels, mass_stats, label_stats, rng) -> GroupRun:
-    """The loop of Algorithm 2 on the high-mass bins (prediction structure P, estimation structure Q).
+    """Steps 2-4 of Algorithm 2 (``alg-multiclass-lp``) on the heavy level sets H.
 
     ``cal`` is the :class:`~companion.multiclass_lp.LpCalibrator` whose settings (``m``,
     ``threshold_``, ``noise_scales_``, ``max_iter``, ``record_states``, ``record_queries``)
-    the loop follows; ``mass_stats[j]`` and ``label_stats[j]`` are the per-bin sums of the pool
+    the loop follows; ``mass_stats[j]`` and ``label_stats[j]`` are the per-bin sums of the pools
     of group size :math:`2^j`.
     """
-    m, omega = cal.m, cal.threshold_
-    n_bins = h_keys.size
+    s = _Structures(cal, h_keys, h_levels, mass_stats, label_stats, rng)  # step 2 (and the first estimates, step 3)
     k = h_levels.shape[1]
     traj = {name: [] for name in ("group_size", "cls", "est_error", "merged", "moved_mass", "n_groups")}
-    states1, states2 = [], []
+    states = {"stage1": [], "stage2": []}
     n_steps, n_merges, converged = 0, 0, True
-    scales = cal.noise_scales_
-    queries = []
-
-    def estimate(bins: np.ndarray) -> _QGroup:
-        j = bins.size.bit_length() - 1
-        mass = float(mass_stats[j][bins].sum())
-        labels = label_stats[j][bins].sum(axis=0)
-        b_m, b_y = scales[j]
-        if b_m > 0:
-            mass += float(rng.laplace(0.0, b_m))
-        if b_y > 0:
-            labels = labels + rng.laplace(0.0, b_y, size=k + 1)
-        if cal.record_queries:
-            queries.append((bins, mass, labels))
-        return _QGroup(bins, mass, labels)
-
-    def level_key(u: np.ndarray) -> int:
-        return int(_keys_from_counts(_counts(u[None, :], m), m)[0])
-
-    # prediction structure P: gid -> [bins, prediction, estimation groups]; estimates per gid
-    preds = _canonical_from_counts(h_levels, m)
-    groups = {g: [np.array([g]), preds[g].copy(), [estimate(np.array([g]))]] for g in range(n_bins)}
-    group_key = {g: int(key) for g, key in enumerate(h_keys.tolist())}
-    owner = {key: g for g, key in group_key.items()}
-    visited = set(owner)
-
-    def totals(g: int) -> tuple[float, np.ndarray]:
-        """Estimated mass and label distribution of a group (sums over its estimation groups)."""
-        qs = groups[g][2]
-        mass = sum(q.mass for q in qs)
-        labels = np.sum([q.labels for q in qs], axis=0)
-        if labels[0] <= 0.0:  # no usable label information: the group cannot be corrected
-            return mass, groups[g][1].copy()
-        return mass, _project_rows((labels[1:] / labels[0])[None, :])[0]
-
-    est = {g: totals(g) for g in groups}
-
-    def bin_state() -> np.ndarray:
-        out = np.empty((n_bins, k))
-        for bins, pred, _ in groups.values():
-            out[bins] = pred
-        return out
-
-    while n_bins:
-        gids = list(groups)
-        q = np.array([est[g][0] for g in gids])
-        yhat = np.array([est[g][1] for g in gids])
-        u = np.array([groups[g][1] for g in gids])
-        err = q[:, None] * np.abs(u - yhat)
-        row, cls = divmod(int(np.argmax(err)), k)
-        if err[row, cls] <= omega:
+    while s.groups:
+        gids, err = s.errors()  # step 3
+        row, i = divmod(int(np.argmax(err)), k)  # step 4: the largest error (first group, first class on ties)
+        if err[row, i] <= cal.threshold_:
             break
         if n_steps >= cal.max_iter:
             converged = False
             break
         g = gids[row]
-        # stage 1: patch coordinate cls with the estimated label frequency, then project
-        w = groups[g][1].copy()
-        w[cls] = yhat[row, cls]
-        groups[g][1] = _project_rows(w[None, :])[0]
-        del owner[group_key[g]]
-        key = level_key(groups[g][1])
-        visited.add(key)
+        key = s.patch(g, i)  # stage 1
         if cal.record_states:
-            states1.append(bin_state())
-        merged, moved_mass = False, 0.0
-        other = owner.get(key)
-        if other is not None:
-            # stage 2: merge g and other; keep the prediction of the larger estimated mass
-            merged = True
-            q_g, q_o = est[g][0], est[other][0]
-            keep = groups[g][1] if q_g >= q_o else groups[other][1]
-            moved_mass = min(q_g, q_o)
-            bins = np.concatenate([groups[g][0], groups[other][0]])
-            by_size: dict[int, list] = {}
-            for qg in groups[g][2] + groups[other][2]:
-                by_size.setdefault(qg.bins.size, []).append(qg)
-            size = 1
-            while size <= bins.size:  # merge estimation groups of equal size (binary addition)
-                same = by_size.get(size, [])
-                while len(same) >= 2:
-                    a, b = same.pop(), same.pop()
-                    by_size.setdefault(2 * size, []).append(estimate(np.concatenate([a.bins, b.bins])))
-                size *= 2
-            del groups[other], est[other], owner[key], group_key[other]
-            groups[g] = [bins, keep.copy(), [qg for lst in by_size.values() for qg in lst]]
-            est[g] = totals(g)
-            n_merges += 1
-        group_key[g] = key
-        owner[key] = g
+            states["stage1"].append(s.bin_state())
+        other = s.owner.get(key)
+        moved_mass = 0.0 if other is None else s.merge(g, other)  # stage 2
+        n_merges += other is not None
+        s.level[g], s.owner[key] = key, g
         if cal.record_states:
-            states2.append(bin_state())
-        traj["group_size"].append(groups[g][0].size)
-        traj["cls"].append(cls)
-        traj["est_error"].append(float(err[row, cls]))
-        traj["merged"].append(merged)
-        traj["moved_mass"].append(moved_mass)
-        traj["n_groups"].append(len(groups))
+            states["stage2"].append(s.bin_state())
+        for name, value in zip(traj, (s.groups[g][0].size, i, float(err[row, i]), other is not None, moved_mass, len(s.groups))):
+            traj[name].append(value)
         n_steps += 1
-
-    trajectory = {key: np.array(v) for key, v in traj.items()}
+    trajectory = {name: np.array(v) for name, v in traj.items()}
     if cal.record_states:
-        trajectory["stage1"] = np.array(states1).reshape(len(states1), n_bins, k)  # n_bins may be 0
-        trajectory["stage2"] = np.array(states2).reshape(len(states2), n_bins, k)
-    return GroupRun(
-        keys=h_keys,
-        bin_levels=h_levels,
-        bin_predictions=bin_state(),
-        groups=[np.sort(bins) for bins, _, _ in groups.values()],
-        visited=np.array(sorted(visited), dtype=h_keys.dtype),
-        trajectory=trajectory,
-        n_steps=n_steps,
-        n_merges=n_merges,
-        converged=converged,
-        queries=queries,
-    )
+        for name, lst in states.items():
+            trajectory[name] = np.array(lst).reshape(len(lst), h_keys.size, k)  # h_keys.size may be 0
+    return GroupRun(keys=h_keys, bin_levels=h_levels, bin_predictions=s.bin_state(),
+                    groups=[np.sort(bins) for bins, _, _ in s.groups.values()],
+                    visited=np.array(sorted(s.visited), dtype=h_keys.dtype), trajectory=trajectory,
+                    n_steps=n_steps, n_merges=n_merges, converged=converged, queries=s.queries or [])
