@@ -277,29 +277,62 @@ def test_weights_scale_invariance_and_masses():
     assert m[-1] == pytest.approx(w[2] / (w[labels].sum() + w[2]))
 
 
-def test_weighted_masses_and_thresholds_are_scale_safe_at_the_float_extremes():
-    # issue 27, items 1-2: [1e308, 5e307] overflowed the sum (all masses 0); [1e308, 1e-300] lost the small class to
-    # underflow ("eq. (9) is 0/0"). Against eq. (9) and the brute-force quantile in exact rationals
+def test_weighted_masses_and_thresholds_at_the_edges_of_the_domain():
+    # issue 27, items 1-2: [1e308, 5e307] overflowed the sum (all masses 0). Inside the domain (nonzero weights normal
+    # floats whose ratios are at most 1e300) against eq. (9) and the brute-force quantile in exact rationals
     def exact_masses(labels, w, y):
         m = [Fraction(w[c]) for c in labels] + [Fraction(w[y])]
         return [float(v / sum(m)) for v in m]
 
-    for labels, w, y in (([0, 1, 0], [1e308, 5e307], 0), ([1] * 9, [1e308, 1e-300], 1), ([1] * 9, [1e308, 1e-300], 0),
-                         ([0, 1, 1], [1e-300, 1e300], 0), ([0, 1], [np.finfo(float).tiny, np.finfo(float).max], 1)):
+    tiny, big = np.finfo(float).tiny, np.finfo(float).max
+    for labels, w, y in (([0, 1, 0], [1e308, 5e307], 0), ([1] * 9, [1e300, 1.0], 1), ([1] * 9, [1e300, 1.0], 0),
+                         ([0, 1, 1], [1e-150, 1e150], 0), ([0, 1], [tiny, tiny * 1e300], 1), ([0, 1], [big / 1e300, big], 0)):
         got = weighted_masses(labels, w, y)
         np.testing.assert_allclose(got, exact_masses(labels, w, y), rtol=1e-14, atol=1e-300)
         assert abs(got.sum() - 1) < 1e-14
     s = np.arange(1, 10) / 10
     ones = np.ones(9, dtype=int)
-    for w in ([1e308, 1e-300], [1e-300, 1e308], [np.finfo(float).max, 1.0], [1.0, np.finfo(float).tiny]):
-        for alpha in (0.1, 0.2, 0.25):  # no exact tie: a shortfall of 1e-608 is read as one (see the docstring)
+    for w in ([1e300, 1.0], [1.0, 1e300], [big, big / 1e300], [tiny, tiny * 1e300], [1.0, 1e-17]):
+        for alpha in (0.1, 0.2, 0.25):  # one class present: C_j / C_n is exact, no shortfall near the tolerance
             want = [float(brute_quantile(list(s) + [1.0], [w[1]] * 9 + [w[y]], Fraction(exact_level(alpha))))
                     for y in range(2)]
             np.testing.assert_array_equal(weighted_thresholds(s, ones, w, alpha), want)
-    np.testing.assert_array_equal(weighted_thresholds(s, ones, [1e308, 1e-300], 0.2), [1.0, 0.8])  # the reproducer
-    # in a batch, each row is normalised by its own classes
-    batch = weighted_thresholds(np.stack([s, s]), np.stack([ones, 1 - ones]), [1e308, 1e-300], 0.2)
+    # in a batch, each row is read with its own weights
+    batch = weighted_thresholds(np.stack([s, s]), np.stack([ones, 1 - ones]), [1e300, 1.0], 0.2)
     np.testing.assert_array_equal(batch, [[1.0, 0.8], [0.8, 0.8]])
+
+
+def test_weights_outside_the_domain_are_refused():
+    # the domain: the ratio of two nonzero weights at most MAX_WEIGHT_RATIO = 1e300 (issue 40); [1e308, 1e-300]
+    # (issue 27's reproducer, a ratio of 1e608) is refused, in a batch too, and by weighted_masses
+    s, ones = np.arange(1, 10) / 10, np.ones(9, dtype=int)
+    for w in ([1e308, 1e-300], [np.finfo(float).tiny, np.finfo(float).max], [1.0, 1.01e300, 0.0]):
+        labels = ones if len(w) == 2 else np.arange(9) % 3
+        with pytest.raises(ValueError, match="weights: the ratio"):
+            weighted_thresholds(s, labels, w, 0.2)
+        with pytest.raises(ValueError, match="weights: the ratio"):
+            weighted_masses(labels, w, 1)
+    with pytest.raises(ValueError, match="weights: the ratio"):
+        weighted_thresholds(np.stack([s, s]), ones, [[1.0, 1.0], [1e308, 1e-300]], 0.2)
+    at_limit = [1.0, 1e300, 0.0]
+    want = [float(exact_weighted_threshold(s, ones, at_limit, y, Fraction(1, 5))) for y in range(3)]
+    np.testing.assert_array_equal(weighted_thresholds(s, ones, at_limit, 0.2), want)
+
+
+def test_a_genuine_shortfall_below_the_tie_tolerance_is_read_as_a_tie():
+    # the documented departure from exact eq. (8) (issue 39, ch07): both classes present, weights (1, 1e-17). For
+    # candidate 0, C_4 = 4 falls short of the level 0.8 (C_n + w_0) = 4 + 4e-17 by a relative 1e-17, below the tolerance
+    # tau = 8 (k + 2) eps = 7.1e-15: the companion stops at 0.4, exact eq. (8) goes on to 0.8
+    s, labels, w = np.arange(1, 10) / 10, np.array([0, 0, 0, 0, 1, 1, 1, 1, 1]), [1.0, 1e-17]
+    exact = [float(exact_weighted_threshold(s, labels, w, y, Fraction(1, 5))) for y in range(2)]
+    assert exact == [0.8, 0.4]
+    np.testing.assert_array_equal(weighted_thresholds(s, labels, w, 0.2), [0.4, 0.4])
+    # the companion's threshold is eq. (8) at the level lowered by the relative tolerance: (1 - alpha)(1 - tau)/(1 + tau)
+    tau = Fraction(8 * 4) * Fraction(np.finfo(float).eps)
+    lowered = 1 - Fraction(4, 5) * (1 - tau) / (1 + tau)
+    assert [float(exact_weighted_threshold(s, labels, w, y, lowered)) for y in range(2)] == [0.4, 0.4]
+    # a class 1e-13 times lighter is a shortfall above the tolerance: exact again
+    np.testing.assert_array_equal(weighted_thresholds(s, labels, [1.0, 1e-13], 0.2), [0.8, 0.4])
 
 
 def test_semicontinuity_at_a_jump():

@@ -32,6 +32,7 @@ from .scores import (
 
 __all__ = [
     "WEIGHT_RTOL_PER_CLASS",
+    "MAX_WEIGHT_RATIO",
     "split_threshold",
     "weighted_masses",
     "weighted_thresholds",
@@ -46,43 +47,58 @@ __all__ = [
 
 #: Relative tolerance of the tie rule of :func:`weighted_thresholds`, in units
 #: of ``(k + 2)`` machine epsilons (``k`` classes): weights that differ from
-#: exact ones by rounding (a few units in the last place) decide ties exactly.
-#: :func:`oracle_sets` compares its masses with ``1 - alpha`` with the same tolerance.
+#: exact ones by rounding (a few units in the last place) decide ties exactly
+#: (book page *Numerical notes*).  :func:`oracle_sets` compares its masses with
+#: ``1 - alpha`` with the same tolerance.
 WEIGHT_RTOL_PER_CLASS = 8
+
+#: The largest ratio of two nonzero weights :func:`weighted_thresholds` and
+#: :func:`weighted_masses` accept (their domain).
+MAX_WEIGHT_RATIO = 1e300
 
 
 def split_threshold(cal_scores, alpha) -> np.ndarray | float:
     r"""Split-conformal threshold :math:`Q_{1-\alpha}(\{s_i\}_{i\le n}\cup\{1\})` (paper 001 eq. (7)).
 
-    Book: ``def-conf-split``, ``thm-conf-split``.  The
-    :math:`\lceil(1-\alpha)(n+1)\rceil`-th smallest score (exact rank, see
-    :func:`conformal_rank`), or 1 when the rank exceeds ``n``.
+    The :math:`\lceil(1-\alpha)(n+1)\rceil`-th smallest calibration score, or 1
+    when that rank is :math:`n+1` (book ``alg-conf-split``, ``def-conf-split``,
+    ``thm-conf-split``).
 
     Parameters
     ----------
     cal_scores : array_like, shape (..., n)
         Scores of the calibration points at their true labels
-        (:func:`true_label_scores`), in [0, 1].
+        (:func:`true_label_scores`), in [0, 1]; leading axes are independent
+        calibration sets.
     alpha : float or fractions.Fraction
-        Miscoverage level in (0, 1).
+        Miscoverage level in (0, 1); a float is read as the fraction it stands
+        for (:func:`exact_level`: ``0.1`` is 1/10).
 
     Returns
     -------
     float, or numpy.ndarray of shape ``(...)`` for batched input.
+
+    Examples
+    --------
+    >>> split_threshold([0.05, 0.12, 0.31, 0.33, 0.48, 0.52, 0.67, 0.71, 0.90], 0.2)
+    0.71
+    >>> split_threshold([0.3, 0.6], 0.1)  # rank 3 = n + 1
+    1.0
     """
     s = _as_scores(cal_scores, "cal_scores")
     n = s.shape[-1]
-    rank = conformal_rank(n, alpha)
-    if rank > n:
+    rank = conformal_rank(n, alpha)  # step 1: r = ceil((1 - alpha)(n + 1)), exact
+    if rank > n:  # step 2: the appended point 1 ...
         out = np.ones(s.shape[:-1])
-    else:
+    else:  # ... or the r-th smallest score
         out = np.partition(s, rank - 1, axis=-1)[..., rank - 1]
     return float(out) if out.ndim == 0 else out
 
 
-def _check_weights(weights, k: int | None, batch_shape: tuple) -> np.ndarray:
+def _check_weights(weights, batch_shape: tuple) -> np.ndarray:
+    """Weights (..., k) in the domain: finite, >= 0, not all zero, nonzero ones normal floats with ratios <= 1e300."""
     w = _real(weights, "weights")
-    if w.ndim < 1 or (k is not None and w.shape[-1] != k) or w.shape[-1] < 2:
+    if w.ndim < 1 or w.shape[-1] < 2:
         raise ValueError(f"weights must hold one weight per class in its last axis, got shape {w.shape}")
     if w.ndim > 1:
         try:
@@ -99,25 +115,35 @@ def _check_weights(weights, k: int | None, batch_shape: tuple) -> np.ndarray:
         raise ValueError("weights must be 0 or at least the smallest normal float (np.finfo(float).tiny, "
                          "about 2.2e-308): subnormal weights lose the precision of their ratios; multiply "
                          "them by a common factor")
+    smallest = np.min(np.where(w > 0, w, np.inf), axis=-1)
+    if np.any(np.max(w, axis=-1) / MAX_WEIGHT_RATIO > smallest):
+        raise ValueError(f"weights: the ratio of two nonzero weights must be at most {MAX_WEIGHT_RATIO:.0e} (the domain "
+                         "of the weighted thresholds); a class that much lighter than another is a class of weight 0")
     return w
 
 
 def weighted_masses(y_cal, weights, y) -> np.ndarray:
-    r"""The masses :math:`\varpi_i(y)` of eq. (9): calibration point :math:`i\le n` and the test point :math:`n+1`.
+    r"""The masses :math:`\varpi_i(y)` of eq. (9): calibration points :math:`i\le n`, then the test point.
 
     :math:`\varpi_i(y) = w(Y_i)/(\sum_{j\le n}w(Y_j) + w(y))` for :math:`i\le n`
     and :math:`\varpi_{n+1}(y) = w(y)/(\sum_{j\le n}w(Y_j)+w(y))` (book
-    ``def-conf-weighted``).  Shape ``(n + 1,)``; for exposition and tests.
-    Scale-safe: the weights involved (those of the calibration labels and of
-    ``y``) are divided by their largest value before they are summed, so any
-    finite normal weights give masses summing to 1 (``[1e308, 5e307]`` does
-    not overflow; a class of weight ``1e-300`` beside one of ``1e308`` is not
-    lost when only it occurs).
+    ``def-conf-weighted``), for exposition and tests.  The weights involved are
+    divided by their largest value first, so no sum overflows.  Weights: the
+    domain of :func:`weighted_thresholds`.
+
+    Returns
+    -------
+    numpy.ndarray, shape (n + 1,)
+
+    Examples
+    --------
+    >>> weighted_masses([0, 1, 1], [3.0, 1.0], 0).round(3).tolist()
+    [0.375, 0.125, 0.125, 0.375]
     """
     codes = np.asarray(y_cal)
     if codes.ndim != 1 or codes.size == 0:
         raise ValueError(f"y_cal must be a non-empty 1-dimensional array of class positions, got shape {codes.shape}")
-    w = _check_weights(weights, None, ())
+    w = _check_weights(weights, ())
     if w.ndim != 1:
         raise ValueError("weights must be 1-dimensional here (one weight per class)")
     codes = _as_label_array(codes, "y_cal", codes.shape, w.size)
@@ -128,71 +154,47 @@ def weighted_masses(y_cal, weights, y) -> np.ndarray:
     top = mass.max()
     if top <= 0:
         raise ValueError("the weights of the calibration labels and of y are all zero: eq. (9) is 0/0")
-    mass = mass / top  # only the ratios matter: the largest involved weight is 1, so the sum neither overflows nor vanishes
+    mass = mass / top  # only the ratios matter: the largest involved weight is 1
     return mass / mass.sum()
+
+
+def _weighted_inputs(cal_scores, y_cal, weights, alpha):
+    """Checked and broadcast inputs of :func:`weighted_thresholds`: scores, labels (..., n), weights (..., k), level."""
+    s = _as_scores(cal_scores, "cal_scores")
+    w = _check_weights(weights, s.shape[:-1])
+    codes = _as_label_array(y_cal, "y_cal", s.shape, w.shape[-1], "cal_scores")
+    level = 1 - _as_level(alpha)
+    batch = np.broadcast_shapes(s.shape[:-1], w.shape[:-1])
+    s = np.broadcast_to(s, batch + s.shape[-1:])
+    return s, np.broadcast_to(codes, s.shape), np.broadcast_to(w, batch + w.shape[-1:]), level
+
+
+def _cumulative_weights(labels_sorted, w) -> np.ndarray:
+    r""":math:`C_j=\sum_c w_c N_c(j)`, from the exact integer counts :math:`N_c(j)` of class ``c`` among the first ``j``."""
+    cum = np.zeros(labels_sorted.shape)
+    for c in range(w.shape[-1]):  # a loop over the classes
+        cum += w[..., c:c + 1] * np.cumsum(labels_sorted == c, axis=-1)
+    return cum
+
+
+def _first_reaching(cum, target) -> np.ndarray:
+    """Per row, the first index ``j`` (0-based) with ``cum[j] >= target``, ``n`` when none; one binary search each."""
+    n, k = cum.shape[-1], target.shape[-1]
+    cum_rows, target_rows = cum.reshape(-1, n), target.reshape(-1, k)
+    j = np.empty(target_rows.shape, dtype=np.int64)
+    for r in range(cum_rows.shape[0]):  # a loop over calibration sets, not over samples
+        j[r] = np.searchsorted(cum_rows[r], target_rows[r], side="left")
+    return j.reshape(target.shape)
 
 
 def weighted_thresholds(cal_scores, y_cal, weights, alpha) -> np.ndarray:
     r"""Label-shift weighted thresholds :math:`t_w(y)`, one per candidate label (paper 001 eqs. (8)-(9)).
 
-    For candidate label :math:`y`,
-    :math:`t_w(y) = Q_{1-\alpha}\bigl(\sum_{i\le n}\varpi_i(y)\delta_{s_i} + \varpi_{n+1}(y)\delta_1\bigr)`
-    with the masses :math:`\varpi` of :func:`weighted_masses`.  Equivalently,
-    with the calibration scores sorted, :math:`s_{(1)}\le\dots\le s_{(n)}`, and
-    :math:`C_j` the cumulative weight :math:`\sum_{l\le j}w(Y_{(l)})`,
-    :math:`t_w(y) = s_{(j)}` for the first :math:`j` with
-    :math:`C_j\ge(1-\alpha)(C_n+w(y))`, and 1 if there is none (book
-    ``def-conf-weighted``, ``thm-conf-weighted``).  All :math:`k` thresholds
-    come from one sort.
-
-    **Ties and scale.**  The rule compares :math:`C_j` with the level with
-    ``>=``, so a cumulative weight that *equals* the level reaches it.  Weights
-    are usually floats that stand for exact ratios (:math:`w^* = q/p` with
-    decimal priors: ``0.3 / 0.1`` is ``2.9999999999999996``), and the level is
-    hit exactly often (with :math:`w^*\propto(9,1,5)` and :math:`\alpha=0.1`,
-    about 5% of the thresholds at odd :math:`n`).  To decide those ties as the
-    exact rule does, whatever the rounding of the weights and whatever their
-    common scale:
-
-    * the weights are divided by the largest weight of a class that occurs
-      in the calibration set (only the ratios matter; no sum can overflow,
-      and a class is lost to underflow only beside a weight more than
-      :math:`10^{308}` times its own, where its share of every sum is below
-      rounding: weights ``[1e308, 1e-300]`` with every calibration label 1
-      give threshold 1 for label 0 and the split threshold for label 1);
-    * :math:`C_j=\sum_c w_c N_c(j)` is formed from the exact integer counts
-      :math:`N_c(j)` of class :math:`c` among the first :math:`j` sorted
-      scores, so its rounding error is at most about :math:`k` units in the
-      last place, whatever :math:`n`;
-    * with :math:`1-\alpha = a/b` in lowest terms (``alpha`` read by
-      :func:`exact_level`), :math:`C_j` reaches the level when
-      :math:`bC_j - aD\ge-\tau\,(bC_j + aD)`, :math:`D=C_n+w_y`,
-      :math:`\tau` = :data:`WEIGHT_RTOL_PER_CLASS` :math:`\cdot(k+2)\cdot`
-      machine epsilon (float32's for float32 and float16 ``weights``,
-      ``_checks.tie_eps``; float64's otherwise).  :math:`bC_j - aD=\sum_c w_c a_c` with integer
-      coefficients :math:`a_c` and :math:`\sum_c w_c|a_c|\le bC_j+aD`, so a
-      tie of the exact weights stays a tie for any weights within a relative
-      :math:`\tau` of them; a genuine shortfall smaller than
-      :math:`\tau(bC_j+aD)` is read as a tie too.
-
-    **When the rule is exact.**  Let the weights be within a few units in the
-    last place of values proportional to integers :math:`m_c\le m`.  After the
-    normalisation a genuine shortfall is at least :math:`1/m`, while
-    :math:`bC_j+aD\le b(2n+m)`; so every threshold equals eq. (8) in exact
-    arithmetic whenever :math:`b\,m\,(2n+m)(k+2)\le2\cdot10^{14}` (for example
-    :math:`\alpha=0.1`, :math:`w^*\propto(9,1,5)`: up to :math:`n\approx2\cdot10^{11}`);
-    float32 ``weights`` are compared with float32's epsilon, :math:`2^{29}` times
-    larger, so the bound is :math:`2\cdot10^{14}/2^{29} \approx 3.7\cdot10^{5}` for them (:math:`n` up to
-    409 in the example, :math:`b = 10`, :math:`m = 9`, :math:`k = 3`; beyond it a genuine shortfall may count as a tie).
-    Under this condition equal weights (:math:`m=1`) give the split threshold
-    of :func:`split_threshold` (no special case), and ``c * weights`` gives
-    the same thresholds as ``weights`` for every ``c > 0`` that keeps every
-    nonzero weight a normal float (a nonzero weight below
-    ``np.finfo(float).tiny`` is refused: subnormal numbers lose the
-    precision of the ratios).  Weights and ``alpha`` are read as float64
-    (a float32 ``0.7`` is the float32 value, not 7/10).  A level with a long denominator (``alpha =
-    0.099999999999999``) or an enormous :math:`n` can break the condition;
-    then a shortfall of a few units in the last place may count as a tie.
+    :math:`t_w(y)` is the :math:`(1-\alpha)`-quantile of the calibration scores
+    weighted by :math:`w(Y_i)`, with the point 1 of weight :math:`w(y)` appended:
+    with the scores sorted and :math:`C_j` the cumulative weight of the first
+    :math:`j`, the first :math:`s_{(j)}` with :math:`C_j\ge(1-\alpha)(C_n+w_y)`,
+    or 1 (book ``alg-conf-weighted``, ``def-conf-weighted``, ``thm-conf-weighted``).
 
     Parameters
     ----------
@@ -201,68 +203,62 @@ def weighted_thresholds(cal_scores, y_cal, weights, alpha) -> np.ndarray:
     y_cal : array_like of int, shape (..., n)
         Calibration labels (class positions).
     weights : array_like, shape (k,) or (..., k)
-        Importance weights :math:`w(y) = q_y/p_y` (only their ratios matter):
-        finite, non-negative, not all zero, each nonzero weight at least ``np.finfo(float).tiny``.
+        Importance weights :math:`w(y) = q_y/p_y`; only their ratios matter.
+        Domain: finite, non-negative, not all zero, every nonzero weight a
+        normal float (at least ``np.finfo(float).tiny``) and at most
+        ``MAX_WEIGHT_RATIO`` (1e300) times any other nonzero weight.
     alpha : float or fractions.Fraction
-        Miscoverage level in (0, 1).
+        Miscoverage level in (0, 1), read by :func:`exact_level`.
 
     Returns
     -------
     numpy.ndarray, shape (..., k)
 
-    Complexity :math:`O(n\log n + nk)` per calibration set (one sort, one
-    cumulative count per class), memory :math:`O(n)` per set.
+    Notes
+    -----
+    A cumulative weight that equals the level reaches it, and weights are
+    usually rounded ratios (``0.3 / 0.1`` is ``2.9999999999999996``); the
+    comparison in step 3 therefore counts a relative shortfall below
+    :math:`\tau = 8(k+2)\epsilon` as reaching the level.  For weights within
+    rounding of rationals with small denominators every threshold is that of
+    eq. (8) in exact arithmetic; a genuine shortfall below :math:`\tau` (a class
+    :math:`10^{17}` times lighter than another) is read as a tie.  The rule,
+    its exactness condition and their tests: book page *Numerical notes*.
+    Cost :math:`O(n\log n + nk)` per calibration set.
+
+    Examples
+    --------
+    >>> scores = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
+    >>> labels = [0, 2, 1, 2, 0, 1, 2, 0, 1]
+    >>> weighted_thresholds(scores, labels, [1.0, 1.0, 0.0], 0.2).tolist()
+    [0.9, 0.9, 0.8]
+    >>> weighted_thresholds(scores, labels, [1.0, 1.0, 1.0], 0.2).tolist()  # equal weights: split conformal
+    [0.8, 0.8, 0.8]
     """
-    s = _as_scores(cal_scores, "cal_scores")
-    w = _check_weights(weights, None, s.shape[:-1])
-    k = w.shape[-1]
-    codes = _as_label_array(y_cal, "y_cal", s.shape, k, "cal_scores")
-    level = 1 - _as_level(alpha)
-    batch = np.broadcast_shapes(s.shape[:-1], w.shape[:-1])
-    s = np.broadcast_to(s, batch + s.shape[-1:])
-    codes = np.broadcast_to(codes, s.shape)
-    w = np.broadcast_to(w, batch + (k,))
-    n = s.shape[-1]
-    # only the ratios matter: divide by the largest weight of a class that occurs in the calibration set, so that
-    # C_n is between 1 and n whatever the scale, and no class that occurs is lost to underflow next to a huge
-    # weight of a class that does not (its own threshold is then 1: the test point carries all the mass)
-    present = np.stack([np.any(codes == c, axis=-1) for c in range(k)], axis=-1)  # (..., k)
-    top = np.max(np.where(present, w, 0.0), axis=-1, keepdims=True)
-    top = np.where(top > 0, top, 1.0)  # every class that occurs has weight 0: C_j = 0 for all j
-    with np.errstate(over="ignore"):
-        w = w / top  # a weight of an absent class may overflow to inf: its threshold is 1, as in exact arithmetic
+    s, codes, w, level = _weighted_inputs(cal_scores, y_cal, weights, alpha)
+    n, k = s.shape[-1], w.shape[-1]
+    w = w / np.max(w, axis=-1, keepdims=True)  # only the ratios matter: the largest weight is 1, C_n is at most n
+    # step 1: sort the scores, each keeping its label
     order = np.argsort(s, axis=-1, kind="stable")
     s_sorted = np.take_along_axis(s, order, axis=-1)
-    codes_sorted = np.take_along_axis(codes, order, axis=-1)
-    w_cal = np.where(present, w, 0.0)  # the classes that occur: all at most 1
-    cum = np.zeros(s.shape)
-    for c in range(k):  # a loop over the classes: C_j = sum_c w_c N_c(j) with exact integer counts N_c(j)
-        cum += w_cal[..., c:c + 1] * np.cumsum(codes_sorted == c, axis=-1)
+    # step 2: the cumulative weights C_j = sum_c w_c N_c(j), from exact integer counts N_c(j)
+    cum = _cumulative_weights(np.take_along_axis(codes, order, axis=-1), w)
     denom = cum[..., -1:] + w  # C_n + w_y, (..., k)
     if np.any(denom <= 0):
         raise ValueError("weights of the calibration labels and of a candidate label are all zero: eq. (9) is 0/0 for it")
+    # step 3: the first j with C_j >= (1 - alpha)(C_n + w_y), a relative shortfall below tau counting as a tie
     tau = WEIGHT_RTOL_PER_CLASS * (k + 2) * tie_eps(weights)  # float32 (or float16) weights: float32's epsilon
-    # b C_j - a D >= -tau (b C_j + a D)  <=>  C_j >= (a / b) D (1 - tau) / (1 + tau)
-    target = float(level) * denom * ((1.0 - tau) / (1.0 + tau))
-    # first j with cum_j >= target (0-based), n when none: one binary search per row and label
-    cum_rows, target_rows = cum.reshape(-1, n), target.reshape(-1, k)
-    j = np.empty(target_rows.shape, dtype=np.int64)
-    for r in range(cum_rows.shape[0]):  # a loop over repetitions, not over samples
-        j[r] = np.searchsorted(cum_rows[r], target_rows[r], side="left")
-    j = j.reshape(target.shape)
-    return np.where(j < n, np.take_along_axis(s_sorted, np.minimum(j, n - 1), axis=-1), 1.0)
+    j = _first_reaching(cum, float(level) * denom * ((1.0 - tau) / (1.0 + tau)))
+    return np.where(j < n, np.take_along_axis(s_sorted, np.minimum(j, n - 1), axis=-1), 1.0)  # none: the point 1
 
 
 def label_conditional_thresholds(cal_scores, y_cal, alpha, n_classes: int | None = None) -> np.ndarray:
     r"""Label-conditional thresholds :math:`t_c(y) = Q_{1-\alpha_y}(\{s_i : Y_i = y\}\cup\{1\})` (paper 001 eq. (10)).
 
-    Book: ``def-conf-label-conditional``.  For each class, the exact rank
-    :math:`\lceil(1-\alpha_y)(n_y+1)\rceil` among the :math:`n_y` calibration
-    scores of that class, or 1 when the rank exceeds :math:`n_y`.  A class
-    absent from the calibration set (:math:`n_y=0`) gets, as eq. (10) says,
-    the quantile of :math:`\{1\}` alone: threshold 1, so its label is in every
-    set (the rank 1 exceeds :math:`n_y=0`; no special case).  One sort by
-    (label, score) for all classes.
+    For each class, the :math:`\lceil(1-\alpha_y)(n_y+1)\rceil`-th smallest of
+    its :math:`n_y` calibration scores, or 1 when that rank exceeds
+    :math:`n_y`; a class absent from the calibration set gets 1 (book
+    ``alg-conf-label-conditional``, ``def-conf-label-conditional``).
 
     Parameters
     ----------
@@ -281,8 +277,30 @@ def label_conditional_thresholds(cal_scores, y_cal, alpha, n_classes: int | None
     Returns
     -------
     numpy.ndarray, shape (..., k)
+
+    Examples
+    --------
+    >>> scores, labels = [0.1, 0.3, 0.2, 0.5, 0.4, 0.7, 0.6], [0, 1, 0, 1, 0, 1, 0]
+    >>> label_conditional_thresholds(scores, labels, 0.25, n_classes=3).tolist()  # class 2 is absent
+    [0.6, 0.7, 1.0]
     """
     s = _as_scores(cal_scores, "cal_scores")
+    k = _n_classes(alpha, n_classes)
+    codes = _as_label_array(y_cal, "y_cal", s.shape, k, "cal_scores")
+    levels = _as_levels(alpha, k)
+    counts = np.sum(codes[..., None] == np.arange(k), axis=-2)  # n_y, (..., k); 0 for an absent class
+    # step 1: sort by label, then score: class y occupies positions start_y, ..., start_y + n_y - 1
+    order = np.lexsort((s, codes), axis=-1)
+    s_sorted = np.take_along_axis(s, order, axis=-1)
+    start = np.cumsum(counts, axis=-1) - counts
+    rank = _ceil_rank(levels, counts)  # step 2: r_y = ceil((1 - alpha_y)(n_y + 1)), exact
+    pos = np.minimum(start + rank - 1, s.shape[-1] - 1)
+    # step 3: the r_y-th score of the class, or 1 when r_y > n_y (an absent class: r_y = 1 > 0)
+    return np.where(rank > counts, 1.0, np.take_along_axis(s_sorted, pos, axis=-1))
+
+
+def _n_classes(alpha, n_classes) -> int:
+    """The number of classes of :func:`label_conditional_thresholds`: ``n_classes``, or the length of ``alpha``."""
     n_classes = _scalar(n_classes)
     if n_classes is None:
         if np.ndim(alpha) != 1:
@@ -293,17 +311,7 @@ def label_conditional_thresholds(cal_scores, y_cal, alpha, n_classes: int | None
             raise ValueError(f"alpha must be a scalar or hold one level per class (at least 2), got {len(alpha)}")
     if isinstance(n_classes, bool) or not isinstance(n_classes, numbers.Integral) or not 2 <= n_classes <= 2**31:
         raise ValueError(f"n_classes must be an integer >= 2 (and at most 2**31), got {n_classes!r}")
-    k = int(n_classes)
-    codes = _as_label_array(y_cal, "y_cal", s.shape, k, "cal_scores")
-    levels = _as_levels(alpha, k)
-    counts = np.sum(codes[..., None] == np.arange(k), axis=-2)  # (..., k); 0 for an absent class: threshold 1
-    order = np.lexsort((s, codes), axis=-1)
-    s_sorted = np.take_along_axis(s, order, axis=-1)
-    start = np.cumsum(counts, axis=-1) - counts  # first position of each class in the sorted order
-    rank = _ceil_rank(levels, counts)  # 1-based rank within the class
-    pos = np.minimum(start + rank - 1, s.shape[-1] - 1)
-    out = np.take_along_axis(s_sorted, pos, axis=-1)
-    return np.where(rank > counts, 1.0, out)
+    return int(n_classes)
 
 
 # ---------------------------------------------------------------------------
