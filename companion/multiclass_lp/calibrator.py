@@ -177,10 +177,14 @@ class LpCalibrator:
         self.rng = rng
 
     # -- fitting ----------------------------------------------------------------
+    def _rows(self, probs) -> tuple[np.ndarray, float]:
+        """``probs`` checked (finite rows on the simplex, keyable at this grid) and the machine epsilon of its type."""
+        _check_key_work_of(probs, self.m)
+        return _probability_rows(probs)
+
     def fit(self, probs, y):
         """Run Algorithm 2 (``alg-multiclass-lp``) on a labelled sample: forecasts ``probs`` (n, k), labels ``y``; return self."""
-        _check_key_work_of(probs, self.m)
-        probs, eps = _probability_rows(probs)
+        probs, eps = self._rows(probs)
         y = _labels_for(probs, y)
         n, k = probs.shape
         rng = as_rng(0 if self.rng is None else self.rng)
@@ -206,8 +210,7 @@ class LpCalibrator:
         estimation error.  Thresholds: ``epsilon`` or a numeric ``threshold``
         (``"auto"`` has no meaning without a sample and raises ``ValueError``).
         """
-        _check_key_work_of(probs, self.m)
-        probs, eps = _probability_rows(probs)
+        probs, eps = self._rows(probs)
         h = _cond_mean_for(probs, cond_mean)
         w = _weights_for(probs, weights)
         if self.epsilon is None and self.threshold == "auto":
@@ -254,13 +257,12 @@ class LpCalibrator:
         be probability vectors (entries in [0, 1] summing to 1 within 1e-8).
         """
         self._check_fitted()
-        _check_key_work_of(probs, self.m)
-        probs, eps = _probability_rows(probs)
+        probs, eps = self._rows(probs)
         if probs.shape[1] != self.n_classes_:
             raise ValueError(f"probs must have one column per fitted class ({self.n_classes_}), got shape {probs.shape}")
         table = self.bin_predictions_ if bin_predictions is None else self._bin_table(bin_predictions)
         counts = _counts(probs, self.m, eps)
-        out = _canonical_from_counts(counts, self.m)
+        out = _canonical_from_counts(counts, self.m)  # step 5: c(r(f(x))) off the groups, u_G on them
         if self.keys_.size == 0:
             return out
         keys = _keys_from_counts(counts, self.m)
