@@ -170,6 +170,16 @@ class CanonicalBinning:
         :math:`\hat\theta_I`.
     classes_ : numpy.ndarray
         Labels of the columns.
+
+    Examples
+    --------
+    >>> partition = CoordinatePartition([0.0, 0.5, 1.0], coordinate=1)
+    >>> probs = np.array([[0.9, 0.1], [0.7, 0.3], [0.6, 0.4], [0.4, 0.6], [0.2, 0.8], [0.1, 0.9]])
+    >>> model = CanonicalBinning(partition).fit(probs, ["a", "a", "b", "a", "b", "b"])
+    >>> model.counts_, model.classes_
+    (array([3, 3]), array(['a', 'b'], dtype='<U1'))
+    >>> model.predict([[0.3, 0.7]]).round(3)
+    array([[0.333, 0.667]])
     """
 
     def __init__(self, partition):

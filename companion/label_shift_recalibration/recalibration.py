@@ -109,6 +109,11 @@ def cube_root_bins(n: int) -> int:
     r"""The paper's number of bins :math:`B = \lfloor n^{1/3} \rfloor`, in exact integer arithmetic.
 
     (``int(1000 ** (1 / 3))`` is 9 in floating point; this returns 10.)
+
+    Examples
+    --------
+    >>> cube_root_bins(1000), cube_root_bins(999)
+    (10, 9)
     """
     n = check_int(n, "n", minimum=1)
     b = int(round(n ** (1.0 / 3.0)))
@@ -227,6 +232,15 @@ def fit_label_shift_estimators(
     Bins default to :math:`\lfloor n_P^{1/3}\rfloor` on the source sample and
     :math:`\lfloor n_Q^{1/3}\rfloor` on the target sample.  The target
     forecasts are used only by TARGET.
+
+    Examples
+    --------
+    >>> z = np.array([0.1, 0.2, 0.3, 0.6, 0.7, 0.9])
+    >>> est = fit_label_shift_estimators(z, [0, 0, 1, 0, 1, 1], z[:4], [0, 0, 0, 1], n_bins_source=2, n_bins_target=2)
+    >>> est.composite.values_.round(4), est.target.values_.round(4)
+    (array([0.1429, 0.4   ]), array([0. , 0.5]))
+    >>> round(est.label_shift(0.5), 4)  # g_hat alone: the source prior 1/2 moved to 1/4
+    0.25
     """
     z_source = as_probabilities(z_source, "z_source")
     z_target = as_probabilities(z_target, "z_target")
