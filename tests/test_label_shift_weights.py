@@ -396,6 +396,26 @@ def test_em_non_convergence_raises_named_error():
     assert issubclass(ConvergenceError, ValueError)
 
 
+def test_mlls_on_a_confident_classifier_is_the_fixed_point_in_exact_arithmetic():
+    # posteriors down to about 1e-40 (a classifier at temperature 1/12): the EM limit is the fixed point
+    # q = mean_t r_t(q) of the box, checked in 50-digit arithmetic, and float32 rows give the weights to float32 precision
+    mpmath = pytest.importorskip("mpmath")
+    mpmath.mp.dps = 50
+    ps, ys, pt, _ = _samples(three_class_gaussian(), 300, 200, 23)
+    ps, pt = scale_probabilities(ps, 12.0), scale_probabilities(pt, 12.0)
+    assert pt.min() < 1e-12
+    res = mlls(ps, ys, pt, tol=1e-14)
+    p = [mpmath.mpf(float(v)) for v in res.source_prior]
+    q = [mpmath.mpf(float(v)) for v in res.target_prior]
+    r_mean = [mpmath.mpf(0)] * 3
+    for row in pt:
+        u = [q[y] / p[y] * mpmath.mpf(float(row[y])) for y in range(3)]
+        r_mean = [r_mean[y] + u[y] / sum(u) / len(pt) for y in range(3)]
+    assert max(abs(float(r_mean[y] - q[y])) for y in range(3)) < 1e-12
+    single = mlls(ps.astype(np.float32), ys, pt.astype(np.float32), tol=1e-14)
+    np.testing.assert_allclose(single.weights, res.weights, rtol=1e-5)  # float32 rounding of the rows, amplified a little
+
+
 def test_mlls_bad_input_is_named():
     good = np.array([[0.6, 0.4], [0.3, 0.7]])
     with pytest.raises(ValueError, match="calibration"):

@@ -126,22 +126,19 @@ def _moment_system(probs_source, y_source, probs_target, soft: bool, classes):
 
 def bbse(probs_source, y_source, probs_target, *, soft: bool = False, classes=None,
          negative: str = "raise", max_condition: float = 1e8) -> BBSEResult:
-    r"""Black-box shift estimation: solve :math:`\hat C\,w = \hat\nu` (paper 001 App. A; book ``def-lsw-bbse``).
+    r"""Black-box shift estimation: solve :math:`\hat C\,w = \hat\nu` (book ``alg-lsw-bbse-hard``, ``alg-lsw-bbse-soft``).
 
-    With features :math:`\phi(x)` equal to the one-hot arg-max of the
-    classifier (hard) or to its probability vector (``soft=True``),
-    :math:`\hat C_{ij} = \frac1{n_P}\sum_s \phi_i(x_s)1\{y_s=j\}` on the
-    labelled source sample and :math:`\hat\nu_i = \frac1{n_Q}\sum_t\phi_i(x'_t)`
-    on the unlabelled target sample.  Under label shift
-    :math:`\nu = C w^*` (book ``prop-lsw-moment``), and BBSE is its plug-in
-    solution.  Since the columns of :math:`\hat C` sum to the source label
-    frequencies :math:`\hat p` and :math:`\hat\nu` sums to 1, the raw
-    solution always has :math:`\hat p^\top\hat w = 1`.
+    Paper 001, Appendix A (Lipton et al.).  The features are the one-hot
+    arg-max of the classifier (hard; a tie goes to the first class) or its
+    probability vector (``soft=True``); :math:`\hat C_{ij}` is the joint
+    frequency of feature ``i`` and label ``j`` on the source,
+    :math:`\hat\nu_i` the mean feature on the target, and the target prior
+    is :math:`\hat p\odot\hat w` (book ``def-lsw-bbse``).
 
     Parameters
     ----------
     probs_source : array_like, shape (n_P, k)
-        Classifier outputs on the labelled source sample.
+        Classifier outputs on the labelled source sample: rows of the simplex.
     y_source : array_like, shape (n_P,)
         Source labels; every class must occur.
     probs_target : array_like, shape (n_Q, k)
@@ -151,19 +148,31 @@ def bbse(probs_source, y_source, probs_target, *, soft: bool = False, classes=No
     classes : sequence, optional
         Labels of the columns (see :func:`encode_labels`).
     negative : {"raise", "clip", "keep"}
-        Policy for negative solutions, which occur at small samples or when
-        some target prior is near 0: ``"raise"`` a ``ValueError`` naming the
-        classes; ``"clip"`` set them to 0 and rescale so that
-        :math:`\hat p^\top\hat w = 1`; ``"keep"`` return the raw solution.
+        Negative solutions (small samples, a target prior near 0): raise a
+        ``ValueError`` naming the classes; set them to 0 and rescale so that
+        :math:`\hat p^\top\hat w = 1`; or return them.
     max_condition : float
-        Largest accepted condition number of :math:`\hat C` (identifiability,
-        assumption (A2)); above it, or for a singular matrix, a ``ValueError``
-        reports the condition number.
+        Largest accepted condition number of :math:`\hat C` (assumption
+        (A2)); a larger one, or a singular matrix, raises ``ValueError``.
+
+    Returns
+    -------
+    BBSEResult
+        The weights, the raw solution, both priors, the classes,
+        :math:`\hat C`, :math:`\hat\nu` and the condition number.
+
+    Examples
+    --------
+    >>> probs_source = [[0.9, 0.1], [0.8, 0.2], [0.3, 0.7], [0.2, 0.8]]
+    >>> probs_target = [[0.9, 0.1], [0.3, 0.7], [0.2, 0.8], [0.2, 0.8]]
+    >>> res = bbse(probs_source, [0, 0, 1, 1], probs_target)
+    >>> res.weights.round(3), res.target_prior.round(3)
+    (array([0.5, 1.5]), array([0.25, 0.75]))
     """
     soft = check_bool(soft, "soft")
     negative = check_option(negative, "negative", _NEGATIVE_POLICIES)
     max_condition = check_positive(max_condition, "max_condition")
-    p_hat, classes, confusion, nu = _moment_system(probs_source, y_source, probs_target, soft, classes)
+    p_hat, classes, confusion, nu = _moment_system(probs_source, y_source, probs_target, soft, classes)  # steps 1-3
     cond = float(np.linalg.cond(confusion))
     if not np.isfinite(cond) or cond > max_condition:
         raise ValueError(
@@ -171,8 +180,8 @@ def bbse(probs_source, y_source, probs_target, *, soft: bool = False, classes=No
             f"max_condition = {max_condition:g}): the weights are not identifiable (assumption (A2)); "
             "a class may never be predicted, or the source sample is too small"
         )
-    raw = np.linalg.solve(confusion, nu)
-    w = _apply_negative_policy(raw, p_hat, negative, classes)
+    raw = np.linalg.solve(confusion, nu)  # step 4: C w = nu
+    w = _apply_negative_policy(raw, p_hat, negative, classes)  # step 5
     return BBSEResult(w, raw, p_hat * w, p_hat, classes, confusion, nu, cond)
 
 
@@ -218,48 +227,56 @@ def _mean_loglik(eta_t: np.ndarray, ratio: np.ndarray, counts: np.ndarray | None
 
 def _em(eta: np.ndarray, source_prior: np.ndarray, *, counts: np.ndarray | None = None, tol: float = 1e-10,
         max_iter: int = 10_000, trace: bool = False):
-    r"""The EM of MLLS, vectorised over leading (repetition) axes.
+    r"""The EM of MLLS (book ``alg-lsw-mlls-em``), vectorised over leading (repetition) axes.
 
     ``eta`` has shape ``(..., n, k)`` (posteriors calibrated for the source
     prior), ``source_prior`` shape ``(..., k)``, optional ``counts`` shape
-    ``(..., n)`` (multiplicities of the rows, for grouped data).  Iterates
-    :math:`q_y \leftarrow \frac1n\sum_i r_{iy}(q)` with
-    :math:`r_{iy}(q) = (q_y/p_y)\eta_{iy}/\sum_j (q_j/p_j)\eta_{ij}`,
-    starting at :math:`q = p`, until :math:`\max_y |\Delta q_y| \le` ``tol``
-    in every repetition; converged repetitions are frozen.  Each step is two
-    matrix-vector products per repetition.  Returns ``(q, n_iter, loglik)``
-    and, with ``trace``, the list of log-likelihoods of all iterates.
+    ``(..., n)`` (multiplicities of the rows, for grouped data).  Converged
+    repetitions are frozen.  Returns ``(q, n_iter, loglik)`` and, with
+    ``trace``, the list of log-likelihoods of all iterates.
     """
-    eta_t = np.ascontiguousarray(np.swapaxes(np.asarray(eta, dtype=float), -1, -2))  # (..., k, n)
+    eta_t = np.ascontiguousarray(np.swapaxes(np.asarray(eta, dtype=float), -1, -2))  # class-major (..., k, n)
     batch, k = eta_t.shape[:-2], eta_t.shape[-2]
     p = np.broadcast_to(np.asarray(source_prior, dtype=float), batch + (k,))
     c = None if counts is None else np.asarray(counts, dtype=float)
-    total = (eta_t.shape[-1] if c is None else c.sum(axis=-1)[..., None])
-    q = p.copy()
-    n_iter = np.zeros(batch, dtype=np.int64)
-    active = np.ones(batch, dtype=bool)
+    total = eta_t.shape[-1] if c is None else c.sum(axis=-1)[..., None]  # n_Q, or the total count
+    q = p.copy()  # step 1: start at q = p
+    n_iter, active = np.zeros(batch, dtype=np.int64), np.ones(batch, dtype=bool)
     history = [_mean_loglik(eta_t, q / p, c)] if trace else None
     for it in range(1, max_iter + 1):
         ratio = q / p
-        mix = _mixture(eta_t, ratio)
-        weight = 1.0 / mix if c is None else np.divide(c, mix, out=np.zeros_like(mix), where=c > 0)
-        q_new = ratio * (eta_t @ weight[..., None])[..., 0] / total
+        # E-step (step 2): r_ty = ratio_y eta_ty / D_t, with D_t = sum_j ratio_j eta_tj
+        inv_d = _inverse_mixture(eta_t, ratio, c)
+        # M-step (step 3): q_y = mean over t of r_ty = ratio_y * mean over t of eta_ty / D_t
+        q_new = ratio * (eta_t @ inv_d[..., None])[..., 0] / total
         change = np.max(np.abs(q_new - q), axis=-1)
         q = np.where(active[..., None], q_new, q)
         n_iter = np.where(active, it, n_iter)
-        active = active & (change > tol)
+        active = active & (change > tol)  # step 4: stop once no coordinate moves by more than tol
         if trace:
             history.append(_mean_loglik(eta_t, q / p, c))
         if not np.any(active):
             break
     else:
-        raise ConvergenceError(
-            f"MLLS EM did not converge in max_iter = {max_iter} iterations (largest change of the target "
-            f"prior in the last step {float(np.max(change)):.3g} > tol = {tol:g}); the maximum may lie on the "
-            "boundary of the simplex, where EM is slow: raise max_iter or tol"
-        )
+        _not_converged(max_iter, float(np.max(change)), tol)
     loglik = _mean_loglik(eta_t, q / p, c)
     return (q, n_iter, loglik, history) if trace else (q, n_iter, loglik)
+
+
+def _inverse_mixture(eta_t: np.ndarray, ratio: np.ndarray, counts: np.ndarray | None) -> np.ndarray:
+    """1 / D_t for every sample (times its count, 0 where the count is 0, for grouped data)."""
+    mix = _mixture(eta_t, ratio)
+    if counts is None:
+        return 1.0 / mix
+    return np.divide(counts, mix, out=np.zeros_like(mix), where=counts > 0)
+
+
+def _not_converged(max_iter: int, change: float, tol: float):
+    raise ConvergenceError(
+        f"MLLS EM did not converge in max_iter = {max_iter} iterations (largest change of the target "
+        f"prior in the last step {change:.3g} > tol = {tol:g}); the maximum may lie on the "
+        "boundary of the simplex, where EM is slow: raise max_iter or tol"
+    )
 
 
 def _as_prior(prior, name: str, k: int, *, positive: bool) -> np.ndarray:
@@ -290,25 +307,51 @@ def mlls_log_likelihood(target_prior, probs_target, source_prior) -> float:
 
 def mlls(probs_source, y_source, probs_target, *, calibration: str | None = None, classes=None,
          source_prior=None, tol: float = 1e-10, max_iter: int = 10_000) -> MLLSResult:
-    r"""Maximum-likelihood label shift: the EM of Saerens et al., optionally after calibration (book ``def-lsw-mlls``).
+    r"""Maximum-likelihood label shift by the EM of Saerens et al., optionally after calibration.
 
-    1. Source prior :math:`\hat p` = label frequencies of the labelled source
-       sample, or ``source_prior`` when given (a positive point of the simplex,
-       one entry per class in the order of ``classes``: e.g. a prior known
-       exactly, or estimated from more source labels than ``y_source``).
-    2. With ``calibration`` (``"ts"``, ``"bcts"`` or ``"vs"``), fit that
-       scaling by maximum likelihood on the labelled source sample
-       (:func:`fit_scaling`) and apply it to the source and the target outputs.
-    3. Maximise the mean log-likelihood
-       :math:`\ell(q) = \frac1{n_Q}\sum_i\log\sum_y (q_y/\hat p_y)\eta_{iy}`
-       over the simplex by EM from :math:`q = \hat p`:
-       :math:`q_y \leftarrow \frac1{n_Q}\sum_i r_{iy}(q)`,
-       :math:`r_{iy}(q) = (q_y/\hat p_y)\eta_{iy}/\sum_j(q_j/\hat p_j)\eta_{ij}`.
-       Each step increases :math:`\ell` (book ``prop-lsw-em``); the loop
-       stops when no coordinate of :math:`q` moves by more than ``tol``.
+    Book ``alg-lsw-mlls-em`` (and ``alg-lsw-bcts-mlls`` with
+    ``calibration="bcts"``); paper 001, Appendix A.  The source prior
+    :math:`\hat p` is the label frequency of ``y_source`` unless
+    ``source_prior`` is given; with ``calibration`` the scaling of
+    :func:`fit_scaling` is fitted on the labelled source sample and applied
+    to the target outputs.  EM starts at :math:`q = \hat p`, alternates the
+    E-step (posteriors under the candidate prior) and the M-step (their
+    mean), and stops when no coordinate of :math:`q` moves by more than
+    ``tol``; each step increases the likelihood (book ``prop-lsw-em``).
 
-    Raises :class:`ConvergenceError` (a ``ValueError``) after ``max_iter``
-    iterations without convergence.
+    Parameters
+    ----------
+    probs_source : array_like, shape (n_P, k)
+        Classifier outputs on the labelled source sample: rows of the simplex
+        (with ``calibration``, every entry positive).
+    y_source : array_like, shape (n_P,)
+        Source labels; every class must occur.
+    probs_target : array_like, shape (n_Q, k)
+        Classifier outputs on the unlabelled target sample.
+    calibration : {None, "ts", "bcts", "vs"}
+        Scaling fitted before EM (book ``def-lsw-scaling``).
+    classes : sequence, optional
+        Labels of the columns (see :func:`encode_labels`).
+    source_prior : array_like, shape (k,), optional
+        A positive point of the simplex used as :math:`\hat p` (a prior known
+        exactly, or estimated from more source labels than ``y_source``).
+    tol : float
+        Stopping tolerance on the largest change of :math:`q`, in (0, 1).
+    max_iter : int
+        Largest number of EM steps; more raise :class:`ConvergenceError` (a ``ValueError``).
+
+    Returns
+    -------
+    MLLSResult
+        The weights :math:`\hat q/\hat p`, both priors, the classes, the number
+        of steps, the log-likelihood and its trace, and the fitted calibrator.
+
+    Examples
+    --------
+    >>> probs_source = [[0.9, 0.1], [0.8, 0.2], [0.3, 0.7], [0.2, 0.8]]
+    >>> probs_target = [[0.9, 0.1], [0.3, 0.7], [0.2, 0.8], [0.2, 0.8]]
+    >>> mlls(probs_source, [0, 0, 1, 1], probs_target).weights.round(3)
+    array([0.534, 1.466])
     """
     tol = check_tolerance(tol, "tol")
     max_iter = check_int(max_iter, "max_iter")
@@ -321,7 +364,7 @@ def mlls(probs_source, y_source, probs_target, *, calibration: str | None = None
     if calibration is not None:
         calibrator = fit_scaling(ps, codes, calibration, classes=np.arange(ps.shape[1]))
         pt = calibrator.transform(pt)
-    q, n_iter, loglik, history = _em(pt, p_hat, tol=tol, max_iter=max_iter, trace=True)
+    q, n_iter, loglik, history = _em(pt, p_hat, tol=tol, max_iter=max_iter, trace=True)  # steps 1-4 of the box
     return MLLSResult(q / p_hat, q, p_hat, classes, int(n_iter), float(loglik), np.array(history), calibrator)
 
 
@@ -426,38 +469,43 @@ def _rlls_solve(confusion: np.ndarray, b: np.ndarray, p_hat: np.ndarray, lam: fl
 
 def rlls(probs_source, y_source, probs_target, regularization: float, *, soft: bool = False, classes=None,
          max_weight: float | None = None, tol: float = 1e-14) -> RLLSResult:
-    r"""Regularised learning under label shift (Azizzadenesheli et al. 2019; book ``def-lsw-rlls``).
+    r"""Regularised learning under label shift (Azizzadenesheli et al. 2019; book ``alg-lsw-rlls``).
 
-    With :math:`\hat C` and :math:`\hat\nu` as in :func:`bbse` and
-    :math:`\hat b = \hat\nu - \hat C\mathbf 1` (target minus source mean of
-    the features), solve
-
-    .. math:: \hat\theta = \arg\min_{\theta}\ \|\hat C\theta - \hat b\|_2 + \lambda\|\theta\|_2
-              \quad\text{s.t.}\quad -1 \le \theta_y \le w_{\max} - 1,\ \ \hat p^\top\theta = 0,
-
-    and return :math:`\hat w = 1 + \hat\theta`.  The norms are not squared,
-    as in the paper.  Because :math:`\hat C\theta = \hat b` has an exact
-    solution (BBSE), the residual norm has a kink there: for
-    :math:`\lambda` below a threshold of the order of the smallest singular
-    value of :math:`\hat C`, RLLS returns BBSE exactly (when it is feasible);
-    above it the weights shrink towards :math:`\mathbf 1` (no shift), which
-    they reach for :math:`\lambda \ge \|\hat C_N^\top\hat b\|_2/\|\hat b\|_2`.
-    The problem without the bounds is solved exactly (see
-    :func:`_rlls_without_bounds`), with the bounds by SLSQP.  The equality constraint makes the
-    implied target prior :math:`\hat p\odot\hat w` sum to 1 (the authors'
-    code imposes only :math:`\theta \ge -1` and renormalises afterwards).
+    With :math:`\hat C`, :math:`\hat\nu` and :math:`\hat p` as in :func:`bbse` and
+    :math:`\hat b = \hat\nu - \hat C\mathbf 1`, minimise
+    :math:`\|\hat C\theta - \hat b\|_2 + \lambda\|\theta\|_2` (norms not
+    squared, as in the paper) subject to :math:`-1 \le \theta_y \le w_{\max} - 1`
+    and :math:`\hat p^\top\theta = 0`, and return :math:`\hat w = 1 + \hat\theta`.
+    Below a threshold of :math:`\lambda` the result is BBSE exactly (book
+    ``prop-lsw-rlls-kink``).  The problem without the bounds is solved
+    exactly (:func:`_rlls_without_bounds`), with an active bound by SLSQP.
 
     Parameters
     ----------
+    probs_source, y_source, probs_target, soft, classes
+        As in :func:`bbse`.
     regularization : float
-        :math:`\lambda \ge 0`.  The paper takes it of order
-        :math:`\sqrt{\log(k/\delta)/n_P}`; the caller chooses.
+        :math:`\lambda \ge 0` (the paper takes it of order :math:`\sqrt{\log(k/\delta)/n_P}`).
     max_weight : float, optional
-        Upper bound :math:`w_{\max}` on every weight (default none).  The
-        feasible set is empty when :math:`w_{\max} < 1`, since
-        :math:`\hat p^\top w \le w_{\max}`; that raises ``ValueError``.
+        Cap :math:`w_{\max} \ge 1` on every weight (default none); a smaller
+        cap leaves no feasible point and raises ``ValueError``.
     tol : float
         Tolerance ``ftol`` of SLSQP when a bound is active, in (0, 1).
+
+    Returns
+    -------
+    RLLSResult
+        The weights, the target and source priors, the classes, :math:`\hat C`,
+        :math:`\hat\theta`, :math:`\lambda` and the minimum of the objective.
+
+    Examples
+    --------
+    >>> probs_source = [[0.9, 0.1], [0.8, 0.2], [0.3, 0.7], [0.2, 0.8]]
+    >>> probs_target = [[0.9, 0.1], [0.3, 0.7], [0.2, 0.8], [0.2, 0.8]]
+    >>> rlls(probs_source, [0, 0, 1, 1], probs_target, 0.0).weights.round(3)  # BBSE
+    array([0.5, 1.5])
+    >>> rlls(probs_source, [0, 0, 1, 1], probs_target, 10.0).weights.round(3)  # no shift
+    array([1., 1.])
     """
     regularization = check_real(regularization, "regularization", minimum=0.0)
     soft = check_bool(soft, "soft")
@@ -468,10 +516,10 @@ def rlls(probs_source, y_source, probs_target, regularization: float, *, soft: b
             f"max_weight must be at least 1: no weights w with 0 <= w <= max_weight = {upper:g} satisfy "
             "p_hat^T w = 1, so the RLLS problem is infeasible"
         )
-    p_hat, classes, confusion, nu = _moment_system(probs_source, y_source, probs_target, soft, classes)
-    b = nu - confusion.sum(axis=1)
-    theta, obj = _rlls_solve(confusion, b, p_hat, regularization, upper - 1.0, tol)
-    w = 1.0 + theta
+    p_hat, classes, confusion, nu = _moment_system(probs_source, y_source, probs_target, soft, classes)  # step 1
+    b = nu - confusion.sum(axis=1)  # step 2: b = nu - C 1
+    theta, obj = _rlls_solve(confusion, b, p_hat, regularization, upper - 1.0, tol)  # step 3
+    w = 1.0 + theta  # step 4
     return RLLSResult(w, p_hat * w, p_hat, classes, confusion, theta, regularization, obj)
 
 

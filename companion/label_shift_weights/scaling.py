@@ -32,6 +32,11 @@ def scale_probabilities(probs, slope, bias=None) -> np.ndarray:
     (default 0).  Entries equal to 0 stay 0 for a positive slope.  Used by
     the calibrators of :func:`fit_scaling` and to build deliberately
     miscalibrated classifiers (book: ``def-lsw-scaling``).
+
+    Examples
+    --------
+    >>> scale_probabilities([[0.8, 0.2]], 2.0).round(4)  # temperature 1/2: more confident
+    array([[0.9412, 0.0588]])
     """
     p = as_simplex_rows(probs, "probs")
     k = p.shape[1]
@@ -215,6 +220,19 @@ def fit_scaling(probs, y, kind: str = "bcts", *, classes=None, gtol: float = 1e-
         :class:`ConvergenceError`.  When the scores separate the classes
         perfectly no finite minimiser exists; a mean NLL below 1e-8 is taken
         as that case and also raises :class:`ConvergenceError`.
+
+    Returns
+    -------
+    ScalingCalibrator
+        The fitted slope :math:`a`, bias :math:`b` and minimised mean NLL; its
+        ``transform`` applies :math:`s_{a,b}`.
+
+    Examples
+    --------
+    >>> probs = [[0.9, 0.1], [0.6, 0.4], [0.4, 0.6], [0.8, 0.2], [0.3, 0.7], [0.1, 0.9]]
+    >>> cal = fit_scaling(probs, [0, 0, 0, 1, 1, 1], "bcts")
+    >>> cal.transform(probs).mean(axis=0).round(6)  # the bias makes the mean equal the label frequencies
+    array([0.5, 0.5])
     """
     kind = check_option(kind, "kind", _SCALINGS)
     gtol = check_tolerance(gtol, "gtol")
