@@ -332,17 +332,15 @@ def exact_trajectory(k: int = 5, lam: float = 0.1, threshold: float = 0.004, p_v
     (largest rise of a merge minus :math:`4\lambda` times the moved mass;
     must be at most 0; ``inf`` and ``-inf``, the minimum and maximum over no
     step, when no level set is heavy enough to start a step), ``iteration_bound``,
-    ``lp_bound`` (Lemma 14 with zero estimation error) and ``threshold``.  A ``threshold`` whose Lemma 13 bound
-    :math:`(5 + 10\lambda\log_{3/2}(2/\omega))/\omega^2` exceeds the float range
-    (:math:`\omega` below about ``1e-153``) is refused before the run.
+    ``lp_bound`` (Lemma 14 with zero estimation error) and ``threshold``, which must lie in
+    [1e-15, 1), the domain of :class:`LpCalibrator`.
     """
     k = check_int(k, "k", minimum=2)
     lam, _ = check_lam(lam)
-    threshold = check_open_unit(threshold, "threshold")
     p_values = _exponents(p_values)
-    lemma13_iteration_bound(threshold, threshold, lam)  # refuses, before the run, a threshold whose bound leaves the float range
+    cal = LpCalibrator(lam, threshold=threshold, record_states=True)  # checks the threshold
     sc = book_multiclass_scenario(k)
-    cal = LpCalibrator(lam, threshold=threshold, record_states=True).fit_exact(sc.atoms, sc.h_star, sc.weights)
+    cal.fit_exact(sc.atoms, sc.h_star, sc.weights)
     t = cal.trajectory_
     sq1, sq2, lp2 = [], [], []
     for step in range(cal.n_steps_):
