@@ -124,6 +124,18 @@ def _moment_system(probs_source, y_source, probs_target, soft: bool, classes):
     return p_hat, classes, confusion, phi_t.mean(axis=0)  # step 3: nu_i = mean of phi_i(x'_t)
 
 
+def _identifiable(confusion: np.ndarray, max_condition: float) -> float:
+    """The condition number of C-hat, refused above ``max_condition`` or when singular (assumption (A2))."""
+    cond = float(np.linalg.cond(confusion))
+    if not np.isfinite(cond) or cond > max_condition:
+        raise ValueError(
+            f"the estimated confusion matrix is singular or near-singular (condition number {cond:.3g} > "
+            f"max_condition = {max_condition:g}): the weights are not identifiable (assumption (A2)); "
+            "a class may never be predicted, or the source sample is too small"
+        )
+    return cond
+
+
 def bbse(probs_source, y_source, probs_target, *, soft: bool = False, classes=None,
          negative: str = "raise", max_condition: float = 1e8) -> BBSEResult:
     r"""Black-box shift estimation: solve :math:`\hat C\,w = \hat\nu` (book ``alg-lsw-bbse-hard``, ``alg-lsw-bbse-soft``).
@@ -173,13 +185,7 @@ def bbse(probs_source, y_source, probs_target, *, soft: bool = False, classes=No
     negative = check_option(negative, "negative", _NEGATIVE_POLICIES)
     max_condition = check_positive(max_condition, "max_condition")
     p_hat, classes, confusion, nu = _moment_system(probs_source, y_source, probs_target, soft, classes)  # steps 1-3
-    cond = float(np.linalg.cond(confusion))
-    if not np.isfinite(cond) or cond > max_condition:
-        raise ValueError(
-            f"the estimated confusion matrix is singular or near-singular (condition number {cond:.3g} > "
-            f"max_condition = {max_condition:g}): the weights are not identifiable (assumption (A2)); "
-            "a class may never be predicted, or the source sample is too small"
-        )
+    cond = _identifiable(confusion, max_condition)
     raw = np.linalg.solve(confusion, nu)  # step 4: C w = nu
     w = _apply_negative_policy(raw, p_hat, negative, classes)  # step 5
     return BBSEResult(w, raw, p_hat * w, p_hat, classes, confusion, nu, cond)
