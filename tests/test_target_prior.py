@@ -364,17 +364,35 @@ def test_one_hot_target_mass_is_infeasible_not_a_zero_division(call):
         call(eta, np.array([0.0, 1.0, 0.0]))
 
 
-def test_label_shift_is_exact_for_subnormal_priors():
-    """Regression: the odds factor (q/p)/((1-q)/(1-p)) overflowed to inf/NaN at p = 5e-324.
+@pytest.mark.parametrize("call, name", [
+    (lambda: target_prior.capped_scaling(np.r_[1e-310, ETA[1:]], F, Q), "posteriors"),
+    (lambda: target_prior.capped_scaling(ETA, F, 5e-324), "target_prior"),
+    (lambda: target_prior.fjs(np.r_[ETA[:-1], 1 - 2**-53], F, P, Q), "posteriors"),
+    (lambda: target_prior.fjs(ETA, F, 1e-310, Q), "source_prior"),
+    (lambda: target_prior.fjs([1e-300, 1e-300], [0.5, 0.5], 0.5, 1 - 2**-52), "target_prior"),
+    (lambda: target_prior.platt(np.r_[1e-320, ETA[1:]], F, Q, 0.8), "posteriors"),
+    (lambda: target_prior.cspd(ETA, F, 1e-301, 0.8), "target_prior"),
+    (lambda: target_prior.cspd_auc_profile(ETA, F, Q, [1e300]), "slopes"),
+    (lambda: target_prior.roc_qmm(F, 5e-324, 0.8), "target_prior"),
+    (lambda: target_prior.two_param_qmm(F, 1 - 2**-53, 0.8), "target_prior"),
+])
+def test_methods_refuse_inputs_outside_their_domain(call, name):
+    """Posteriors and priors in DOMAIN = [1e-300, 1 - 2**-52], slopes in SLOPE_RANGE (book, Numerical notes)."""
+    with pytest.raises(ValueError, match=name):
+        call()
 
-    Reference: the posterior odds are multiplied by q(1-p)/(p(1-q)), computed with mpmath.
+
+def test_qmm_refuses_an_auc_no_slope_in_the_range_reaches():
+    """An AUC below the limit of the profile but reached only by a slope beyond SLOPE_RANGE is refused, naming auc.
+
+    Two scores 1e-7 sd apart next to a far one: the step limit needs the pair to separate, a * 1e-7 sd >> 1.
     """
-    import mpmath
+    from scipy.special import logit
 
-    mpmath.mp.dps = 50
-    eta = np.array([1e-300, 0.3, 0.5, 0.9])
-    for p, q in ((5e-324, 0.5), (0.5, 5e-324), (1e-310, 1e-300)):
-        got = target_prior.label_shift(eta, p, q).posteriors
-        for e, g in zip(eta, got):
-            odds = mpmath.mpf(e) / (1 - mpmath.mpf(e)) * mpmath.mpf(q) * (1 - mpmath.mpf(p)) / (mpmath.mpf(p) * (1 - mpmath.mpf(q)))
-            assert np.isfinite(g) and float(abs(g - odds / (1 + odds))) <= 1e-12 * max(float(odds / (1 + odds)), 1e-300)
+    eta, f = np.array([0.1, 0.5, 0.5 + 1e-8]), np.array([0.5, 0.25, 0.25])
+    top = 1e6 / target_prior.qmm._target_sd(logit(eta), f)  # the largest slope of SLOPE_RANGE
+    reached = target_prior.cspd_auc_profile(eta, f, 0.3, [top * (1 - 1e-12)])[0]
+    limit = target_prior.qmm._step_auc(logit(eta), f, 0.3)
+    assert reached < limit - 1e-3  # the pair 4e-8 apart in logit is not separated at a * sd = 1e6
+    with pytest.raises(InfeasibleSystemError, match="SLOPE_RANGE.*auc"):
+        target_prior.cspd(eta, f, 0.3, 0.5 * (reached + limit))

@@ -29,10 +29,10 @@ from .._numerics import _expit
 from ..scenarios import RatingScaleExample
 from .auc import empirical_distribution, implied_auc
 from .qmm import (
-    _check_auc_prior, _midpoint_probit, _roc_change, _roc_inputs, _roc_intercept, _roc_iterates, cspd,
+    _midpoint_probit, _roc_change, _roc_inputs, _roc_intercept, _roc_iterates, cspd,
     cspd_quantify, platt, roc_qmm, two_param_qmm,
 )
-from .recalibration import InfeasibleSystemError, _check_auc, capped_scaling, fjs, label_shift
+from .recalibration import DOMAIN, InfeasibleSystemError, _check_auc, capped_scaling, fjs, label_shift
 
 __all__ = [
     "roc_qmm_trace",
@@ -245,22 +245,26 @@ def _observed_rate(changes: np.ndarray, upper: float, lower: float) -> float:
 _MAX_TRACE_STEPS = 10**4
 
 
+def _check_priors_in_domain(priors: np.ndarray, name: str) -> np.ndarray:
+    """Target priors in :data:`~companion.target_prior.DOMAIN`; else a ValueError naming ``name``."""
+    if not (DOMAIN[0] <= priors.min() and priors.max() <= DOMAIN[1]):
+        raise ValueError(f"{name} must lie in [1e-300, 1 - 2**-52], the domain of the target-prior methods; got "
+                         f"{priors.min()!r} to {priors.max()!r}")
+    return priors
+
+
 def roc_qmm_trace(target_masses, target_prior, auc, n_iter: int, *, iteration: str = "normalized") -> np.ndarray:
     """Sup-norm change of the class-0 masses in each of exactly ``n_iter`` steps of (11b), without a stopping rule.
 
     Shows the geometric phase of the iteration and the rounding floor below
     it; ``iteration`` as in :func:`roc_qmm`; ``n_iter`` is at most ``10**4``.
-    Where a target or class-0 mass falls below ``2**-1000`` the steps are
-    taken on the logs of the masses, as :func:`roc_qmm` does.
+    A class-0 mass below 1e-300 is refused, as by :func:`roc_qmm`.
     """
     f, q, c = _roc_inputs(target_masses, target_prior, auc, iteration)
     n_iter = check_int(n_iter, "n_iter", minimum=1, maximum=_MAX_TRACE_STEPS)
-    mass = f > 0.0
-    changes, route = [], None
-    for in_logs, previous, new in _roc_iterates(f, q, c, iteration):
-        if in_logs is not route:  # the log route starts over from f
-            changes, route = [], in_logs
-        changes.append(_roc_change(in_logs, previous, new, mass)[0])
+    changes = []
+    for previous, new in _roc_iterates(f, q, c, iteration):
+        changes.append(_roc_change(previous, new)[0])
         if len(changes) == n_iter:
             return np.array(changes)
 
@@ -319,15 +323,15 @@ def roc_qmm_convergence(
     contraction factor per step) and the observed factor, fitted to the
     changes between ``window[0]`` and ``window[1]`` (well above the floor).
     Iteration counts are deliberately not returned: below the floor they
-    depend on the last bits of the input.  Every target prior must be at least
-    :data:`~companion.target_prior.qmm.MIN_AUC_PRIOR` (the implied AUC is evaluated).
+    depend on the last bits of the input.  Every target prior must lie
+    in :data:`~companion.target_prior.DOMAIN`.
     """
     cases = as_real_array(cases, "cases", ndim=2)
     if cases.shape[1] != 2:
         raise ValueError(f"cases must hold (auc, target_prior) pairs, shape (k, 2); got shape {cases.shape}")
     _check_aucs(cases[:, 0], "cases (first column, auc)")
     as_probabilities(cases[:, 1], "cases (second column, target_prior)", open_interval=True)
-    _check_auc_prior(float(cases[:, 1].min()), "cases (second column, target_prior)")
+    _check_priors_in_domain(cases[:, 1], "cases (second column, target_prior)")
     n_iter = check_int(n_iter, "n_iter")
     tol = check_tolerance(tol, "tol")
     window = as_real_array(window, "window")
@@ -378,7 +382,7 @@ def literal_iteration_study(
     to a :class:`LiteralOutcome` per prior.  ``"rho"`` holds the spectral radius
     of the normalized map's Jacobian at its fixed point, per prior.
     """
-    priors = as_probabilities(priors, "priors", open_interval=True).tolist()
+    priors = _check_priors_in_domain(as_probabilities(priors, "priors", open_interval=True), "priors").tolist()
     auc = None if auc is None else _check_auc(auc)
     tol = check_tolerance(tol, "tol")
     max_iter = check_int(max_iter, "max_iter")

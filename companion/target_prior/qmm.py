@@ -3,28 +3,13 @@
 Each method matches the target prior and the implied AUC (eq. (8c) and its
 variants); a system without solution raises
 :class:`~companion.target_prior.InfeasibleSystemError`, a failing iteration
-:class:`~companion._checks.ConvergenceError`.
-
-The methods that match an implied AUC need a target prior (given, or estimated
-by :func:`cspd_quantify`) of at least the smallest normal float
-:data:`MIN_AUC_PRIOR` :math:`= 2^{-1022}`: the posteriors average to the prior,
-and each is rounded to an absolute :math:`2^{-1074}` below that size, which
-is at most :math:`2^{-52}` of their total only from :math:`2^{-1022}` on; below
-it the implied AUC (13) has no accuracy left to match.  Just above it the
-posteriors of the lowest scores can underflow to 0; Platt, CSPD and
-2-parameter QMM take the class masses of the implied AUC from log F, so such a
-system is still solved (``1e-300``; posteriors below the smallest subnormal float, such as ``1e-358`` in
-exact arithmetic, come back as 0).  At such priors the posteriors :math:`F(a x + b)` carry the rounding
-of the fitted intercept (:math:`|b|` near 690 at ``1e-300``): about :math:`10^{-13}` relative, the
-accuracy of the map with float parameters (ROC QMM's log-odds likewise), while the problem's
-condition number is of order 1.
+:class:`~companion._checks.ConvergenceError`.  Posteriors and priors lie in
+:data:`~companion.target_prior.DOMAIN`; the slopes searched are those of
+:data:`SLOPE_RANGE` (the book's appendix *Numerical notes* says why).
 
 The posteriors of Platt scaling, CSPD and 2-parameter QMM are evaluated as
-:math:`F(a (x - x_k) + c)` around the score :math:`x_k` of the step (``_intercept``), accurate at
-any slope; ``params["b"]`` :math:`= c - a x_k` gives the paper's form :math:`F(a x + b)`, which
-reproduces them only up to the rounding of :math:`a x + b`: where :math:`a x` and :math:`b` cancel
-(a slope of 1e14 with scores within 1e-6 of each other) that form can be off by a per cent or more; the
-returned posteriors are not.
+:math:`F(a (x - x_k) + c)` around the score :math:`x_k` of the step (``_intercept``);
+``params["b"]`` :math:`= c - a x_k` gives the paper's form :math:`F(a x + b)`.
 """
 
 from __future__ import annotations
@@ -32,19 +17,19 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from scipy.special import log_expit, log_ndtr, logsumexp, ndtri, ndtri_exp
+from scipy.special import log_expit, log_ndtr, ndtri
 
 from .._checks import (
     ConvergenceError,
     as_real_array,
     check_int,
-    check_open_unit,
     check_option,
     check_tolerance,
 )
 from .._numerics import _expit
 from .auc import _auc_from_class_masses, _midpoint_cdf
 from .recalibration import (
+    DOMAIN,
     InfeasibleSystemError,
     Recalibrated,
     _LINKS,
@@ -52,6 +37,7 @@ from .recalibration import (
     _check_auc,
     _check_link,
     _check_residual,
+    _check_in_domain,
     _check_solver,
     _posteriors_and_masses,
     _target_distribution,
@@ -59,7 +45,7 @@ from .recalibration import (
 )
 
 __all__ = [
-    "MIN_AUC_PRIOR",
+    "SLOPE_RANGE",
     "platt",
     "cspd",
     "cspd_auc_profile",
@@ -75,18 +61,16 @@ __all__ = [
 # ---------------------------------------------------------------------------
 
 
-#: Smallest target prior of the AUC-matching methods: the smallest normal float (see the module docstring).
-MIN_AUC_PRIOR = float(np.finfo(float).tiny)
+#: The slopes the QMM methods search, as ``a * sd`` with ``sd`` the target standard deviation of the transformed
+#: score: from a nearly flat map (1e-9) to a step at the resolution of the scores (1e6).
+SLOPE_RANGE = (1e-9, 1e6)
 
 
-def _check_auc_prior(q: float, name: str) -> float:
-    """``q`` if it is at least :data:`MIN_AUC_PRIOR`; else a ValueError naming ``name`` and the rule."""
-    if q < MIN_AUC_PRIOR:
-        raise ValueError(
-            f"{name} must be at least the smallest normal float {MIN_AUC_PRIOR!r} for a method that matches an implied "
-            f"AUC, got {q!r}: below it the posteriors, whose mean it is, are subnormal and the AUC (13) has no accuracy"
-        )
-    return q
+def _target_sd(x: np.ndarray, f: np.ndarray) -> float:
+    """The standard deviation of the scores ``x`` under the target masses ``f`` (scaled first: no underflow)."""
+    dev = x - f @ x
+    scale = float(np.max(np.abs(dev)))
+    return scale * float(np.sqrt(f @ (dev / scale) ** 2)) if scale > 0.0 else 0.0
 
 
 def _step_index(x: np.ndarray, f: np.ndarray, q: float) -> int:
@@ -120,31 +104,26 @@ def _intercept(x, f, q, a, link, *, xtol, max_iter) -> tuple[float, np.ndarray]:
     The map is written F(a (x - x_k) + c) around the score x_k at which the
     target mass above reaches q (the step of the limit a -> inf), solved for c,
     and b = c - a x_k: the offsets a (x - x_k) carry a relative rounding error
-    only, so the mean equation is met at every slope (a x + b would lose the
-    ulp of a x).  The search starts at whichever guess has the smaller residual:
-    the linearisation c = F^{-1}(q) - E_Q[a (x - x_k)] (exact as a -> 0) or
-    the step's c = F^{-1}((q - mass above x_k) / mass at x_k) (exact as a -> inf).
-    Above q = 1/2 the equation is solved as the other class's mean, 1 - q = E_Q[F(-(a x + b))]
-    (F(-z) = 1 - F(z) for both links), where 1 - q is exact in floats.
+    only, so the mean equation is met at every slope.  The search starts at
+    whichever guess has the smaller residual: the linearisation
+    c = F^{-1}(q) - E_Q[a (x - x_k)] (exact as a -> 0) or the step's
+    c = F^{-1}((q - mass above x_k) / mass at x_k) (exact as a -> inf).
+    Above q = 1/2 the equation is solved as the other class's mean,
+    1 - q = E_Q[F(-(a x + b))] (F(-z) = 1 - F(z) for both links).
     """
     F, F_inv = _LINKS[link]
-    what = f"the target-mean equation for b (a = {a:.6g})"
     k = _step_index(x, f, q)
-    at = x == x[k]
-    with np.errstate(over="ignore", invalid="ignore"):
-        dx = a * (x - x[k])
-        linear = float(F_inv(q)) - float(f @ dx)
-    step_share = (q - float(f[x > x[k]].sum())) / float(f[at].sum())  # in (0, 1] up to rounding
-    step = float(F_inv(min(max(step_share, MIN_AUC_PRIOR), 1.0 - 2.0**-53)))  # a start only: kept finite
+    dx = a * (x - x[k])
+    linear = float(F_inv(q)) - float(f @ dx)
+    step_share = (q - float(f[x > x[k]].sum())) / float(f[x == x[k]].sum())  # in (0, 1] up to rounding
+    step = float(F_inv(min(max(step_share, DOMAIN[0]), DOMAIN[1])))
 
     def excess(c: float) -> float:  # above 1/2 from the other class, 1 - q = E_Q[F(-z)]: q near 1 keeps its digits
         return float(f @ F(dx + c)) - q if q <= 0.5 else (1.0 - q) - float(f @ F(-(dx + c)))
 
-    guesses = [c for c in (linear, step) if np.isfinite(c)]
-    c0 = min(guesses, key=lambda c: abs(excess(c)))
-    half = max(1.0, abs(c0) * 2.0**-40)  # a bracket wider than the rounding of c0 (|c0| reaches 1e19 at a = 1e20)
-    # at a huge slope the guess may lie 1e50 from the root: bisection across the float range takes up to 2,100 halvings
-    c = _solve_increasing(excess, c0 - half, c0 + half, what=what, xtol=xtol, max_iter=max(max_iter, 2200))
+    c0 = min((linear, step), key=lambda c: abs(excess(c)))
+    c = _solve_increasing(excess, c0 - 1.0, c0 + 1.0, what=f"the target-mean equation for b (a = {a:.6g})",
+                          xtol=xtol, max_iter=max_iter)
     return c - a * float(x[k]), dx + c
 
 
@@ -167,19 +146,14 @@ def _map_auc(x: np.ndarray, f: np.ndarray, z: np.ndarray, link: str) -> float:
 
 
 def _qmm(x, f, q, auc, link, *, what, xtol, max_iter) -> tuple[float, float, np.ndarray]:
-    r"""Solve a QMM system like (8c): mean :math:`q` and implied AUC ``auc`` for :math:`F(a x + b)`, ``a > 0``.
+    r"""Steps 2-4 of the box ``alg-tp-qmm``: mean :math:`q` and implied AUC ``auc`` for :math:`F(a x + b)`, ``a > 0``.
 
     For each slope ``a`` the intercept is fixed by the mean equation
     (``_intercept``); the implied AUC then increases from 1/2 (``a -> 0``)
-    to the AUC of the step map (``a -> inf``, ``_step_auc``): by continuity every ``auc``
-    between has a solution, unique where the AUC increases in ``a``.  An ``auc`` at or above
-    the limit is refused; that is right when the profile stays below its limit, as it does
-    for the book's example (``fig-target-prior-auc-profile``) -- not proven in general.  From a nearly flat map
-    (``a sd = 1e-3``) ``log a`` is bracketed downwards by the small-slope
-    expansion AUC - 1/2 ~ const * a, or upwards by doubling ``a`` (as often as the float range
-    allows, beyond ``max_iter``); then
-    Brent's method.  The AUC comes from log F (``_map_auc``): a posterior
-    rounding to 0 or 1 is no failure.
+    to the AUC of the step map (``a -> inf``, ``_step_auc``).  An ``auc`` at or
+    above that limit is refused; that is right when the profile stays below its
+    limit, as it does for the book's example (``fig-target-prior-auc-profile``) --
+    not proven in general.  Brent's method on ``log a`` runs over :data:`SLOPE_RANGE`.
     """
     F = _LINKS[link][0]
     if np.ptp(x[f > 0.0]) == 0.0:  # includes a one-hot target mass: Q puts all its mass on one score value
@@ -193,58 +167,22 @@ def _qmm(x, f, q, auc, link, *, what, xtol, max_iter) -> tuple[float, float, np.
             f"map), and auc = {auc!r} is not below it"
         )
 
-    def fitted(log_a: float) -> tuple[float, np.ndarray]:
+    def fitted(log_a: float) -> tuple[float, np.ndarray]:  # step 2: b(a) from the mean equation
         return _intercept(x, f, q, float(np.exp(log_a)), link, xtol=xtol, max_iter=max_iter)
 
-    def auc_gap(log_a: float) -> float:
+    def auc_gap(log_a: float) -> float:  # step 3: the implied AUC of F(a x + b(a)) minus auc
         return _map_auc(x, f, fitted(log_a)[1], link) - auc
 
-    dev = x - f @ x
-    spread = float(np.sqrt(f @ dev**2))  # the scores' sd under the target masses; a * sd = 1e-3 is a nearly flat map
-    if spread < 1e-150:  # the square underflows (tiny scores): the log of the same sd, scaled first (the sd itself
-        scale = float(np.max(np.abs(dev[f > 0.0])))  # may round to 0 at a subnormal spread)
-        lo = np.log(1e-3) - np.log(scale) - 0.5 * np.log(float(f @ (dev / scale) ** 2))
-    else:
-        lo = np.log(1e-3 / spread)
-    hi, step = lo, np.log(2.0)
-    # the largest slope: a and a * (x - x_k) finite (a factor 2 below the largest float, for rounding)
-    log_top = np.log(np.finfo(float).max) - max(0.0, np.log(float(np.ptp(x)))) - np.log(2.0)
-    lo = hi = min(lo, log_top)  # scores a few subnormal ulps apart: start at the largest slope, not at a = inf
-    g_lo = g_hi = auc_gap(lo)
-    # max_iter steps, plus the doublings of a from lo to the top of the float range (up to about 2000)
-    steps = max_iter + int(np.ceil(max(log_top - lo, 0.0) / np.log(2.0)))
-    for _ in range(steps):
-        if g_lo < 0.0 <= g_hi:
-            break
-        if g_lo >= 0.0:  # too steep: jump to half the root of AUC - 1/2 ~ const * a (auc - 1/2 < g_lo + auc - 1/2)
-            hi, g_hi = lo, g_lo
-            lo += np.log((auc - 0.5) / (g_lo + auc - 0.5)) - np.log(2.0)
-            g_lo = auc_gap(lo)
-        else:  # too flat: double a, and square the factor while the implied AUC does not move (a plateau)
-            if hi >= log_top:
-                raise InfeasibleSystemError(
-                    f"{what} has no solution in the float range: the implied AUC stays at {auc + g_lo!r}, below "
-                    f"auc = {auc!r}, for every slope a up to {np.exp(hi):.6g}"
-                )
-            lo, g_lo = hi, g_hi
-            hi = min(hi + step, log_top)
-            g_hi = auc_gap(hi)
-            step = 2.0 * step if g_hi <= g_lo else np.log(2.0)
-            if g_hi <= g_lo and limit - auc - g_lo <= 64 * np.finfo(float).eps:  # within rounding of the limit
-                raise InfeasibleSystemError(
-                    f"{what} has no solution in floating point: the implied AUC stops increasing at {auc + g_lo!r} "
-                    f"(a = {np.exp(lo):.6g}), {limit - auc - g_lo:.3g} below its limit {limit!r} and short of auc = {auc!r}"
-                )
-    else:
-        side = f"down to a = {np.exp(lo):.6g} stays at {auc + g_lo!r}, not below" if g_lo >= 0.0 else (
-            f"up to a = {np.exp(hi):.6g} stays below")
+    lo, hi = np.log(SLOPE_RANGE) - np.log(_target_sd(x, f))
+    g_lo, g_hi = auc_gap(lo), auc_gap(hi)
+    if not g_lo < 0.0 <= g_hi:
         raise InfeasibleSystemError(
-            f"{what} was not bracketed in {steps} steps (max_iter = {max_iter} and the doublings of a to the float "
-            f"range's top): the implied AUC {side} auc = {auc!r}"
+            f"{what} has no solution with a slope in SLOPE_RANGE (a * sd from 1e-9 to 1e6): the implied AUC runs "
+            f"from {auc + g_lo!r} to {auc + g_hi!r} there, and auc = {auc!r} is not inside"
         )
     log_a = _brent(auc_gap, lo, hi, what=f"the AUC equation of {what}", xtol=xtol, max_iter=max_iter)
     b, z = fitted(log_a)
-    post = F(z)
+    post = F(z)  # step 4
     _check_residual(float(f @ post), q, f"{what} (target mean)")
     _check_residual(_map_auc(x, f, z, link), auc, f"{what} (implied AUC)")
     return float(np.exp(log_a)), b, post
@@ -252,15 +190,39 @@ def _qmm(x, f, q, auc, link, *, what, xtol, max_iter) -> tuple[float, float, np.
 
 def _qmm_inputs(posteriors, target_masses, target_prior, auc, xtol, max_iter):
     eta, f = _posteriors_and_masses(posteriors, target_masses)
-    q, auc = _check_auc_prior(check_open_unit(target_prior, "target_prior"), "target_prior"), _check_auc(auc)
+    q, auc = _check_in_domain(target_prior, "target_prior"), _check_auc(auc)
     return (eta, f, q, auc, *_check_solver(xtol, max_iter))
 
 
 def platt(posteriors, target_masses, target_prior, auc, *, xtol: float = 1e-15, max_iter: int = 200) -> Recalibrated:
     r"""Platt scaling (8b), :math:`\eta_Q = 1/(1+e^{-(a\eta_P + b)})`, with :math:`a, b` from the QMM system (8c).
 
-    ``auc`` is the AUC to preserve, usually the source AUC
-    ``implied_auc(posteriors, source_masses)``.
+    The algorithm box ``alg-tp-qmm`` of the book with :math:`x = \eta_P` and the
+    logistic link; the slope is searched in :data:`SLOPE_RANGE`.
+
+    Parameters
+    ----------
+    posteriors : array_like of float
+        Source posteriors :math:`\eta_P(s)`, in :data:`~companion.target_prior.DOMAIN` = [1e-300, 1 - 2**-52].
+    target_masses : array_like of float
+        Target masses :math:`Q[S = s]` of the same values (summing to 1).
+    target_prior : float
+        The target prior :math:`q`, in :data:`~companion.target_prior.DOMAIN`.
+    auc : float
+        The AUC to keep, in (1/2, 1): usually the source AUC ``implied_auc(posteriors, source_masses)``.
+    xtol, max_iter : float, int
+        Brent's absolute tolerance (on :math:`\log a` and on the intercept) and iteration limit.
+
+    Returns
+    -------
+    Recalibrated
+        ``posteriors`` :math:`\eta_Q`; ``params``: ``a`` and ``b``.
+
+    Examples
+    --------
+    >>> fit = platt([0.1, 0.4, 0.8], [0.5, 0.3, 0.2], 0.5, 0.75)
+    >>> [round(float(v), 4) for v in fit.posteriors], round(fit.params["a"], 4)
+    ([0.2857, 0.5952, 0.8929], 4.3387)
     """
     eta, f, q, auc, xtol, max_iter = _qmm_inputs(posteriors, target_masses, target_prior, auc, xtol, max_iter)
     a, b, post = _qmm(eta, f, q, auc, "logistic", what="system (8c) for Platt scaling", xtol=xtol, max_iter=max_iter)
@@ -272,14 +234,49 @@ def cspd(
 ) -> Recalibrated:
     r"""Parametric CSPD (8a), :math:`\eta_Q = F(a F^{-1}(\eta_P) + b)`, with :math:`a, b` from (8c).
 
-    ``link="logistic"`` takes :math:`F` = inverse logit (logistic CSPD),
-    ``link="normal"`` takes :math:`F = \Phi` (normal CSPD).
+    The algorithm box ``alg-tp-qmm`` of the book with :math:`x = F^{-1}(\eta_P)`;
+    the slope is searched in :data:`SLOPE_RANGE`.
+
+    Parameters
+    ----------
+    posteriors : array_like of float
+        Source posteriors :math:`\eta_P(s)`, in :data:`~companion.target_prior.DOMAIN` = [1e-300, 1 - 2**-52].
+    target_masses : array_like of float
+        Target masses :math:`Q[S = s]` of the same values (summing to 1).
+    target_prior : float
+        The target prior :math:`q`, in :data:`~companion.target_prior.DOMAIN`.
+    auc : float
+        The AUC to keep, in (1/2, 1): usually the source AUC ``implied_auc(posteriors, source_masses)``.
+    link : {"logistic", "normal"}, default "logistic"
+        :math:`F`: the logistic function (logistic CSPD) or :math:`\Phi` (normal CSPD).
+    xtol, max_iter : float, int
+        Brent's absolute tolerance (on :math:`\log a` and on the intercept) and iteration limit.
+
+    Returns
+    -------
+    Recalibrated
+        ``posteriors`` :math:`\eta_Q`; ``params``: ``a``, ``b`` and ``link``.
+
+    Examples
+    --------
+    >>> fit = cspd([0.1, 0.4, 0.8], [0.5, 0.3, 0.2], 0.5, 0.75)
+    >>> [round(float(v), 4) for v in fit.posteriors], round(fit.params["a"], 4)
+    ([0.2803, 0.6187, 0.8712], 0.7965)
     """
     eta, f, q, auc, xtol, max_iter = _qmm_inputs(posteriors, target_masses, target_prior, auc, xtol, max_iter)
     link = _check_link(link)
-    x = _LINKS[link][1](eta)
+    x = _LINKS[link][1](eta)  # step 1: the transformed score F^-1(eta_P)
     a, b, post = _qmm(x, f, q, auc, link, what=f"system (8c) for {link} CSPD", xtol=xtol, max_iter=max_iter)
     return Recalibrated(post, {"a": a, "b": b, "link": link})
+
+
+def _check_slopes(slopes, sd: float) -> np.ndarray:
+    """``slopes`` with every ``a * sd`` in :data:`SLOPE_RANGE`; else a ValueError naming ``slopes``."""
+    slopes = as_real_array(slopes, "slopes")
+    if not np.all((slopes * sd >= SLOPE_RANGE[0]) & (slopes * sd <= SLOPE_RANGE[1])):
+        raise ValueError(f"slopes must lie in SLOPE_RANGE, a * sd in [1e-9, 1e6] with sd = {sd:.6g} the target "
+                         f"standard deviation of F^-1(posteriors); got {slopes.min()!r} to {slopes.max()!r}")
+    return slopes
 
 
 def cspd_auc_profile(
@@ -288,18 +285,15 @@ def cspd_auc_profile(
     r"""Implied target AUC of :math:`F(a F^{-1}(\eta_P) + b(a))` for each slope ``a``, ``b(a)`` fixing the mean.
 
     Shows which AUCs the system (8c) can reach: one with no slope reaching
-    it has no solution.  Any positive slope is accepted: the intercept is
-    solved around the step of the limiting map (see ``_intercept``), so the
-    profile rises to the AUC of that step.
+    it has no solution.  Every slope must lie in :data:`SLOPE_RANGE` (as ``a * sd``,
+    ``sd`` the target standard deviation of :math:`F^{-1}(\eta_P)`).
     """
     eta, f = _posteriors_and_masses(posteriors, target_masses)
-    q = _check_auc_prior(check_open_unit(target_prior, "target_prior"), "target_prior")
-    slopes = as_real_array(slopes, "slopes")
-    if np.any(slopes <= 0):
-        raise ValueError("slopes must be positive")
+    q = _check_in_domain(target_prior, "target_prior")
     link = _check_link(link)
     xtol, max_iter = _check_solver(xtol, max_iter)
     x = _LINKS[link][1](eta)
+    slopes = _check_slopes(slopes, _target_sd(x, f))
     out = np.empty(slopes.size)
     for i, a in enumerate(slopes):  # one root per slope (a handful of slopes)
         out[i] = _map_auc(x, f, _intercept(x, f, q, float(a), link, xtol=xtol, max_iter=max_iter)[1], link)
@@ -313,11 +307,9 @@ def cspd_quantify(
 
     Returns the target posteriors :math:`F(a F^{-1}(\eta_P))` and, in
     ``params["prior_estimate"]``, :math:`\hat q = E_Q[F(a F^{-1}(\eta_P))]`.
-    The implied AUC of the map is evaluated in logs where a posterior
-    underflows or rounds to 1 (``_map_auc``), so such a posterior is returned
-    as its rounded value (0 or 1); a solution whose :math:`\hat q` is below
-    :data:`MIN_AUC_PRIOR` (posteriors near ``1e-300``) is refused, naming
-    ``posteriors``, by the rule of the module docstring.
+    The slope is searched by Brent's method from ``a = 1``, widening the bracket
+    by doubling; a solution whose :math:`\hat q` leaves
+    :data:`~companion.target_prior.DOMAIN` is refused, naming ``posteriors``.
     """
     eta, f = _posteriors_and_masses(posteriors, target_masses)
     auc = _check_auc(auc)
@@ -326,26 +318,17 @@ def cspd_quantify(
     F, F_inv = _LINKS[link]
     x = F_inv(eta)
     what = f"eq. (9a) for {link} one-parameter CSPD"
-    spread = float(np.max(np.abs(x)))
 
     def auc_gap(log_a: float) -> float:
-        a = float(np.exp(log_a))
-        if not np.isfinite(a * spread):
-            raise InfeasibleSystemError(
-                f"{what} has no solution: the implied AUC of F(a x) stays below auc = {auc!r} for every a up to the float range"
-            )
-        return _map_auc(x, f, a * x, link) - auc
+        return _map_auc(x, f, np.exp(log_a) * x, link) - auc
 
-    log_a = _solve_increasing(auc_gap, -1.0, 0.0, what=what, xtol=xtol, max_iter=max_iter)
-    a = float(np.exp(log_a))
+    a = float(np.exp(_solve_increasing(auc_gap, -1.0, 0.0, what=what, xtol=xtol, max_iter=max_iter)))
     post = F(a * x)
     _check_residual(_map_auc(x, f, a * x, link), auc, f"{what} (implied AUC)")
     prior_estimate = float(f @ post)
-    if prior_estimate < MIN_AUC_PRIOR:
-        raise ValueError(
-            f"posteriors are so close to 0 that the quantified prior of {what} is {prior_estimate!r}, below the smallest "
-            f"normal float {MIN_AUC_PRIOR!r}: the target posteriors are subnormal or 0 and carry no AUC"
-        )
+    if not DOMAIN[0] <= prior_estimate <= DOMAIN[1]:
+        raise ValueError(f"posteriors give a quantified prior of {prior_estimate!r} for {what}, outside the "
+                         "domain [1e-300, 1 - 2**-52] of the target-prior methods")
     return Recalibrated(post, {"a": a, "prior_estimate": prior_estimate, "link": link})
 
 
@@ -383,31 +366,6 @@ def _roc_intercept(q: float, c: float) -> float:
     return float(np.log(q / (1.0 - q)) - 0.5 * c * c)
 
 
-def _log_midpoint_probit(log_masses: np.ndarray, *, raw_cdf: bool = False) -> np.ndarray:
-    r""":math:`\Phi^{-1}(G^*)` from the logs of the masses (``-inf`` for a zero mass), each tail from its own end.
-
-    :math:`\log G^*` comes from running log-sums (``logaddexp.accumulate``) and :math:`\Phi^{-1}` from
-    ``ndtri_exp``, so masses far below the float range (class-0 masses of 1e-400) keep their digits.
-    ``raw_cdf=True`` accumulates :math:`G^*` from the masses as they are (the ``"literal-raw"`` reading).
-    """
-    half = log_masses - np.log(2.0)
-    below = np.concatenate(([-np.inf], np.logaddexp.accumulate(log_masses)[:-1]))
-    above = np.concatenate((np.logaddexp.accumulate(log_masses[::-1])[::-1][1:], [-np.inf]))
-    total = 0.0 if raw_cdf else float(logsumexp(log_masses))
-    log_lower, log_upper = np.logaddexp(below, half) - total, np.logaddexp(above, half) - total
-    if raw_cdf:
-        if np.any(log_lower >= 0.0):
-            raise ConvergenceError(
-                "ROC-QMM fixed-point iteration (11b) left the domain of Phi^-1: the class-0 masses sum to "
-                f"{float(np.exp(logsumexp(log_masses))):.6g}, so the mid-point distribution function accumulated "
-                "from them reaches 1 or more (take G* of the normalized masses: iteration='literal' or 'normalized')"
-            )
-        return ndtri_exp(log_lower)
-    half_log = np.log(0.5)
-    return np.where(log_lower <= half_log, ndtri_exp(np.minimum(log_lower, half_log)),
-                    -ndtri_exp(np.minimum(log_upper, half_log)))
-
-
 def _roc_probit(class0_masses: np.ndarray, *, raw_cdf: bool = False) -> np.ndarray:
     r""":math:`\Phi^{-1}(G^*)` of eq. (10b) from the class-0 masses (the log-odds are ``_roc_intercept`` + c times it).
 
@@ -424,18 +382,11 @@ def _roc_probit(class0_masses: np.ndarray, *, raw_cdf: bool = False) -> np.ndarr
                 f"{F0.max():.6g} >= 1 (take G* of the normalized masses: iteration='literal' or 'normalized')"
             )
         return ndtri(F0)
-    if not (class0_masses[0] > 0.0 and class0_masses[-1] > 0.0):
-        raise ConvergenceError(
-            "ROC-QMM fixed-point iteration (11b): the class-0 mass at the "
-            f"{'lowest' if class0_masses[0] <= 0.0 else 'highest'} score underflowed to 0, so Phi^-1 of the "
-            "mid-point distribution function is infinite there (target_masses that small there, or a "
-            "target_prior that close to 0 or 1, put the fixed point beyond the float range for this auc)"
-        )
     return _midpoint_probit(class0_masses / class0_masses.sum())
 
 
 def _roc_step(f0: np.ndarray, f: np.ndarray, q: float, c: float, iteration: str) -> np.ndarray:
-    r"""One step of (11b) in the reading ``iteration`` (see :data:`ROC_QMM_ITERATIONS`).
+    r"""One step of (11b) in the reading ``iteration`` (see :data:`ROC_QMM_ITERATIONS`): step 2 of ``alg-tp-roc-qmm``.
 
     The class-0 factor :math:`1 - \eta` of (10b) is :math:`\mathrm{expit}(-a)`: ``1 - expit(a)``
     keeps no digit of it once :math:`\eta` is within :math:`2^{-53}` of 1.
@@ -444,70 +395,46 @@ def _roc_step(f0: np.ndarray, f: np.ndarray, q: float, c: float, iteration: str)
     return new / new.sum() if iteration == "normalized" else new / (1.0 - q)
 
 
-#: Below this a class-0 mass f (1 - eta) may be a subnormal product with bits lost: the iteration then runs in logs.
-_ROC_LOG_ROUTE_BELOW = 2.0**-1000
-
-
-def _roc_step_in_logs(log_g: np.ndarray, log_f: np.ndarray, mass: np.ndarray, q: float, c: float,
-                      iteration: str) -> np.ndarray:
-    """:func:`_roc_step` on the logs of the class-0 masses: log f + log expit(-a), rescaled by a log-sum."""
-    log_odds = _roc_intercept(q, c) + c * _log_midpoint_probit(log_g, raw_cdf=iteration == "literal-raw")
-    new = log_f + log_expit(-log_odds)
-    return new - float(logsumexp(new[mass])) if iteration == "normalized" else new - np.log1p(-q)
-
-
 def _roc_iterates(f, q, c, iteration):
-    """The steps of (11b) from f0 = f, without end, as ``(in_logs, previous, new)``: class-0 masses, or their logs.
+    """The steps of (11b) from f0 = f, without end, as ``(previous, new)`` class-0 masses.
 
-    The steps are taken on the masses while every target mass and iterate stays at or above
-    ``_ROC_LOG_ROUTE_BELOW``; where one falls below it they start over from f0 = f on the logs of the masses
-    (``_roc_step_in_logs``).
+    A class-0 mass f (1 - eta) below :data:`~companion.target_prior.DOMAIN`'s 1e-300 (where f > 0) is refused with a
+    ValueError: such a mass is a subnormal product with bits lost, outside the domain of :func:`roc_qmm`.
     """
-    mass = f > 0.0
-    if not np.any(mass & (f < _ROC_LOG_ROUTE_BELOW)):
-        f0 = f.copy()
-        while not np.any(mass & ((new := _roc_step(f0, f, q, c, iteration)) < _ROC_LOG_ROUTE_BELOW)):
-            yield False, f0, new
-            f0 = new
-    with np.errstate(divide="ignore"):
-        log_f = np.log(f)
-    log_g = log_f.copy()
+    mass, f0 = f > 0.0, f
     while True:
-        new = _roc_step_in_logs(log_g, log_f, mass, q, c, iteration)
-        yield True, log_g, new
-        log_g = new
+        new = _roc_step(f0, f, q, c, iteration)
+        if np.any(mass & (new < DOMAIN[0])):
+            raise ValueError(
+                "target_masses, target_prior and auc put a class-0 mass f (1 - eta) of (11b) below 1e-300, outside "
+                f"the domain of roc_qmm (target_prior = {q!r}, c = {c:.6g}; smallest target mass {f[mass].min()!r})"
+            )
+        yield f0, new
+        f0 = new
 
 
-def _roc_change(in_logs: bool, previous: np.ndarray, new: np.ndarray, mass: np.ndarray) -> tuple[float, float]:
-    """A step's largest change of a class-0 mass, and largest change relative to the new mass (``expm1`` in logs)."""
-    if in_logs:
-        return (float(np.max(np.abs(np.exp(new[mass]) - np.exp(previous[mass])))),
-                float(np.max(np.abs(np.expm1(new[mass] - previous[mass])))))
+def _roc_change(previous: np.ndarray, new: np.ndarray) -> tuple[float, float]:
+    """A step's largest change of a class-0 mass, and largest change relative to the new mass."""
     step = np.abs(new - previous)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return float(np.max(step)), float(np.max(np.where(step > 0.0, step / np.abs(new), 0.0)))
+        return float(np.max(step)), float(np.max(np.where(step > 0.0, step / new, 0.0)))
 
 
 def _roc_fixed_point(f, q, c, *, iteration, tol, max_iter) -> _RocFixedPoint:
-    """Iterate (11b) from f0 = f until every class-0 mass changes by at most ``tol`` of itself.
+    """Iterate (11b) from f0 = f until every class-0 mass changes by at most ``tol`` of itself (``alg-tp-roc-qmm``).
 
     ``changes`` records the sup-norm change per step; the stopping rule is relative, so that the class-0
-    masses of the top scores, far below ``tol`` when the target prior is near 1, converge too.  Where a
-    target mass or an iterate falls below ``_ROC_LOG_ROUTE_BELOW`` the iteration starts over on the logs of
-    the masses (``_roc_iterates``); the class-0 masses it returns may then underflow to 0, the posteriors not.
+    masses of the top scores, far below ``tol`` when the target prior is near 1, converge too.
     """
     raw = iteration == "literal-raw"
-    mass = f > 0.0
-    changes, route = [], None
-    for in_logs, previous, new in _roc_iterates(f, q, c, iteration):  # sequential by nature
-        if in_logs is not route:  # the log route starts over from f
-            changes, route = [], in_logs
-        change, relative = _roc_change(in_logs, previous, new, mass)
+    changes = []
+    for previous, new in _roc_iterates(f, q, c, iteration):  # step 2, sequential by nature
+        change, relative = _roc_change(previous, new)
         changes.append(change)
-        if relative <= tol:
-            probit = (_log_midpoint_probit if in_logs else _roc_probit)(new, raw_cdf=raw)
-            return _RocFixedPoint(np.exp(new) if in_logs else new, _expit(_roc_intercept(q, c) + c * probit),
-                                  np.array(changes), None if raw else probit)
+        if relative <= tol:  # step 3: the posteriors (10b) of the final class-0 masses
+            probit = _roc_probit(new, raw_cdf=raw)
+            return _RocFixedPoint(new, _expit(_roc_intercept(q, c) + c * probit), np.array(changes),
+                                  None if raw else probit)
         if len(changes) == max_iter:
             raise ConvergenceError(
                 f"ROC-QMM fixed-point iteration (11b) did not converge: after max_iter = {max_iter} iterations the "
@@ -516,9 +443,9 @@ def _roc_fixed_point(f, q, c, *, iteration, tol, max_iter) -> _RocFixedPoint:
 
 
 def _roc_inputs(target_masses, target_prior, auc, iteration) -> tuple[np.ndarray, float, float]:
-    """Checked target masses, prior and binormal parameter c = sqrt(2) Phi^-1(AUC), eq. (10c)."""
+    """Checked target masses, prior and binormal parameter c = sqrt(2) Phi^-1(AUC), eq. (10c) (step 1)."""
     f = _target_distribution(target_masses)
-    q = check_open_unit(target_prior, "target_prior")
+    q = _check_in_domain(target_prior, "target_prior")
     auc = _check_auc(auc)
     check_option(iteration, "iteration", ROC_QMM_ITERATIONS)
     if f[-1] <= 0.0 or f[0] <= 0.0:
@@ -533,38 +460,41 @@ def roc_qmm(
 ) -> Recalibrated:
     r"""ROC-based QMM, eqs. (10b)-(10c), with the fixed-point iteration (11b) for the class-0 masses.
 
-    ``target_masses`` are listed in increasing order of the score.  With
-    :math:`c = \sqrt2\,\Phi^{-1}(\mathrm{AUC})`, iterate
-    :math:`f_0 \leftarrow f\,(1 - \eta(f_0))` where :math:`\eta(f_0)` is (10b) with
-    the mid-point distribution function of :math:`f_0`.  ``iteration`` picks
-    the reading of (11b) (:data:`ROC_QMM_ITERATIONS`): ``"normalized"``
-    rescales each iterate to a probability vector; ``"literal"`` divides by
-    :math:`1-q` as (11b) is written and takes the distribution function of the
-    rescaled iterate, which gives the same fixed point up to the total mass of
-    :math:`f_0` (the book's proposition ``prop-tp-literal-iteration``);
-    ``"literal-raw"`` accumulates :math:`G^*` from the unnormalized iterate,
-    which fails once the masses sum to more than 1.  The iteration stops
-    when every class-0 mass changes by at most ``tol`` of itself (a relative
-    rule: near a target prior of 1 the masses of the top scores lie far below
-    any absolute ``tol``); ``params["changes"]`` holds the sup-norm change per
-    iteration.  The error left is then about ``tol`` :math:`/(1 - \lambda_J)`
-    relative, :math:`\lambda_J` the spectral radius of the Jacobian
-    (:func:`roc_qmm_jacobian`); a slowly contracting case (:math:`\lambda_J`
-    near 1) can take thousands of steps, hence the default ``max_iter``.  A ``tol`` within a few ulps of 0 may not be reached (the
-    changes then are rounding noise), and the number of iterations depends on
-    the last bits of the input near that floor.
-    For a discrete score the target mean and AUC are met only approximately.
-    A target prior within rounding of 1 converges too: :math:`1-\eta` is
-    computed as :math:`\mathrm{expit}(-a)` and :math:`\Phi^{-1}(G^*)` of the
-    top scores from the upper tail (``_midpoint_probit``); the posteriors are
-    then floats next to 1, and ``params["class0_masses"]`` (proportional to
-    :math:`f\,(1-\eta)`) keeps the digits of :math:`1-\eta`.  Where a target
-    mass or a class-0 mass falls below :math:`2^{-1000}` (a product that would
-    be subnormal) the iteration runs on the logs of the masses
-    (``_roc_iterates``); class-0 masses beyond the float range then
-    come back as 0 or subnormal, and the posteriors are right.  On that route
-    the changes bottom out near :math:`|\log m|\,2^{-52}` for the smallest mass
-    :math:`m` (1.6e-13 near 1e-308), so a ``tol`` below that is not reached.
+    The algorithm box ``alg-tp-roc-qmm`` of the book: with
+    :math:`c = \sqrt2\,\Phi^{-1}(\mathrm{AUC})`, iterate :math:`f_0 \leftarrow f\,(1 - \eta(f_0))`,
+    :math:`\eta(f_0)` the posterior (10b) with the mid-point distribution function of
+    :math:`f_0`, until every class-0 mass changes by at most ``tol`` of itself.
+    The error left is then about ``tol`` :math:`/(1 - \lambda_J)` relative,
+    :math:`\lambda_J` the spectral radius of the Jacobian (:func:`roc_qmm_jacobian`).
+
+    Parameters
+    ----------
+    target_masses : array_like of float
+        Target masses in increasing order of the score (summing to 1; positive at both ends).
+    target_prior : float
+        The target prior :math:`q`, in :data:`~companion.target_prior.DOMAIN`.
+    auc : float
+        The AUC to keep, in (1/2, 1).
+    iteration : {"normalized", "literal", "literal-raw"}, default "normalized"
+        The reading of (11b) (:data:`ROC_QMM_ITERATIONS`): ``"literal"`` gives the same
+        fixed point up to the total mass of :math:`f_0` (``prop-tp-literal-iteration``);
+        ``"literal-raw"`` fails once the masses sum to more than 1.
+    tol : float, default 1e-12
+        The relative change of every class-0 mass at which the iteration stops.
+    max_iter : int, default 10000
+        The iteration limit (a slowly contracting case can take thousands of steps).
+
+    Returns
+    -------
+    Recalibrated
+        ``posteriors`` :math:`\eta_Q`; ``params``: ``c``, ``class0_masses`` and
+        ``changes`` (the sup-norm change per iteration).
+
+    Examples
+    --------
+    >>> fit = roc_qmm([0.2, 0.5, 0.3], 0.3, 0.75)
+    >>> [round(float(v), 4) for v in fit.posteriors], round(fit.params["c"], 4)
+    ([0.0833, 0.2204, 0.4685], 0.9539)
     """
     f, q, c = _roc_inputs(target_masses, target_prior, auc, iteration)
     tol = check_tolerance(tol, "tol")
@@ -578,18 +508,37 @@ def two_param_qmm(
 ) -> Recalibrated:
     r"""2-parameter QMM, eqs. (12a)-(12b): :math:`\eta_Q = 1/(1+\exp(b + a\,\Phi^{-1}(F_0^*)))`.
 
-    :math:`F_0^*` is the mid-point distribution function of the class-0 masses
-    found by :func:`roc_qmm` (:math:`\Phi^{-1}` of it with both tails accurate,
-    ``_midpoint_probit``); :math:`a, b` solve mean :math:`= q` and implied
-    AUC :math:`=` ``auc`` exactly (``a < 0`` for an increasing posterior);
-    ``target_prior`` at least :data:`MIN_AUC_PRIOR` (module docstring).
+    The algorithm box ``alg-tp-two-param`` of the book: :math:`F_0^*` is the
+    mid-point distribution function of the class-0 masses found by
+    :func:`roc_qmm`; :math:`a, b` solve mean :math:`= q` and implied AUC
+    :math:`=` ``auc`` exactly (``a < 0`` for an increasing posterior), by the
+    steps of ``alg-tp-qmm`` (slopes in :data:`SLOPE_RANGE`).
+
+    Parameters
+    ----------
+    target_masses, target_prior, auc
+        As for :func:`roc_qmm`.
+    tol : float, default 1e-12
+        The stopping tolerance of the fixed-point iteration.
+    xtol, max_iter : float, int
+        Brent's absolute tolerance and the iteration limit (of both the iteration and Brent's method).
+
+    Returns
+    -------
+    Recalibrated
+        ``posteriors`` :math:`\eta_Q`; ``params``: ``a``, ``b`` and ``class0_masses``.
+
+    Examples
+    --------
+    >>> fit = two_param_qmm([0.2, 0.5, 0.3], 0.3, 0.75)
+    >>> [round(float(v), 4) for v in fit.posteriors], round(fit.params["a"], 4)
+    ([0.0532, 0.2226, 0.5936], -1.3671)
     """
     f, q, c = _roc_inputs(target_masses, target_prior, auc, "normalized")
-    q = _check_auc_prior(q, "target_prior")
     auc = _check_auc(auc)
     tol = check_tolerance(tol, "tol")
     xtol, max_iter = _check_solver(xtol, max_iter)
-    fp = _roc_fixed_point(f, q, c, iteration="normalized", tol=tol, max_iter=max_iter)
-    f0, x = fp.class0_masses, fp.probit
+    fp = _roc_fixed_point(f, q, c, iteration="normalized", tol=tol, max_iter=max_iter)  # step 1
+    x = fp.probit  # step 2: Phi^-1(G*(f0))
     a, b, post = _qmm(x, f, q, auc, "logistic", what="system (12b) for 2-parameter QMM", xtol=xtol, max_iter=max_iter)
-    return Recalibrated(post, {"a": -a, "b": -b, "class0_masses": f0})
+    return Recalibrated(post, {"a": -a, "b": -b, "class0_masses": fp.class0_masses})  # step 4

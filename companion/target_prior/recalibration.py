@@ -26,7 +26,7 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 from scipy.optimize import brentq
-from scipy.special import logit, logsumexp, ndtr, ndtri
+from scipy.special import logit, ndtr, ndtri
 
 from .._checks import (
     ConvergenceError,
@@ -38,11 +38,17 @@ from .._checks import (
     check_same_length,
     check_tolerance,
 )
-from .._numerics import _expit, _offset_cumsum
+from .._numerics import _expit
 from ..label_shift_recalibration import prior_correction
 
-__all__ = ["InfeasibleSystemError", "Recalibrated", "capped_scaling", "label_shift", "fjs"]
+__all__ = ["DOMAIN", "InfeasibleSystemError", "Recalibrated", "capped_scaling", "label_shift", "fjs"]
 
+
+#: The posteriors and priors the methods serve (book appendix *Numerical notes*): from 1e-300, which keeps the
+#: posteriors of a confident classifier and every product of the methods a normal float, to the largest float
+#: below 1 that is not within rounding of it.
+DOMAIN = (1e-300, 1.0 - 2.0**-52)
+_DOMAIN_TEXT = "[1e-300, 1 - 2**-52]"
 
 #: Absolute tolerance on the residual of every solved equation (mean and AUC).
 RESIDUAL_TOL = 1e-11
@@ -82,11 +88,40 @@ def _target_distribution(target_masses) -> np.ndarray:
     return f / math.fsum(f)
 
 
+def _check_in_domain(x, name: str) -> float:
+    """A prior ``x`` in :data:`DOMAIN`; else a ValueError naming ``name`` and the domain."""
+    x = check_open_unit(x, name)
+    if not DOMAIN[0] <= x <= DOMAIN[1]:
+        raise ValueError(f"{name} must lie in {_DOMAIN_TEXT} (the domain of the target-prior methods), got {x!r}")
+    return x
+
+
 def _posteriors_and_masses(posteriors, target_masses) -> tuple[np.ndarray, np.ndarray]:
+    """Posteriors in :data:`DOMAIN` and the target distribution of the same length, checked under their names."""
     eta = as_probabilities(posteriors, "posteriors", open_interval=True)
+    if not (DOMAIN[0] <= eta.min() and eta.max() <= DOMAIN[1]):
+        raise ValueError(f"posteriors must lie in {_DOMAIN_TEXT} (the domain of the target-prior methods), "
+                         f"got values from {eta.min()!r} to {eta.max()!r}")
     f = _target_distribution(target_masses)
     check_same_length(posteriors=eta, target_masses=f)
     return eta, f
+
+
+def _method_inputs(posteriors, target_masses, target_prior) -> tuple[np.ndarray, np.ndarray, float]:
+    """The checked posteriors, target distribution and target prior of a method (all in :data:`DOMAIN`)."""
+    eta, f = _posteriors_and_masses(posteriors, target_masses)
+    return eta, f, _check_in_domain(target_prior, "target_prior")
+
+
+def _check_odds_factors(rho_lo: float, rho_hi: float, kappa: float) -> None:
+    """FJS's bracket and odds factors rho kappa must be normal floats (the domain of :func:`fjs`)."""
+    factors = (rho_lo, rho_hi, kappa, rho_lo * kappa, rho_hi * kappa)
+    if not all(np.finfo(float).tiny <= v < math.inf for v in factors):
+        raise ValueError(
+            "posteriors, source_prior and target_prior put the FJS bracket or odds factor beyond the normal float "
+            f"range (rho in [{rho_lo:.3g}, {rho_hi:.3g}], kappa = {kappa:.3g}): outside the domain of fjs "
+            "(posteriors near 1e-300 with a prior within about 1e-8 of 0 or 1)"
+        )
 
 
 def _check_link(link) -> str:
@@ -158,70 +193,48 @@ def _check_residual(value: float, target: float, what: str) -> None:
 
 
 def capped_scaling(posteriors, target_masses, target_prior) -> Recalibrated:
-    r"""Capped scaling (4a)-(4b): :math:`\eta_Q = \min(t\,\eta_P, 1)` with :math:`t` solving :math:`E_Q[\eta_Q] = q`.
+    r"""Capped scaling, eqs. (4a)-(4b): :math:`\eta_Q = \min(t\,\eta_P, 1)` with :math:`E_Q[\eta_Q] = q`.
 
-    Solved with one sort and no iteration.  The mean is continuous and
-    increasing in :math:`t` and linear between the breakpoints
-    :math:`1/\eta_P`: with the posteriors in decreasing order and the first
-    :math:`k` of them capped, :math:`t_k = (q - F_k)/S_k`, :math:`F_k` the
-    target mass of the capped scores and :math:`S_k = E_Q[\eta_P\,1\{\text{uncapped}\}]`.
-    The root caps exactly the first :math:`k` values when :math:`q` is at most the
-    mean at the breakpoint :math:`1/\eta_{(k)}`, :math:`M_k = F_{k+1} + S_{k+1}/\eta_{(k)}`,
-    and exceeds :math:`M_{k-1}`; :math:`q \le M_k` is tested as
-    :math:`t_{k+1}\eta_{(k)} \le 1`, from the next segment's small terms
-    (:math:`q - F_{k+1}` and :math:`S_{k+1}`), each accurate to a few roundings
-    of its own size, so a :math:`q` one ulp past :math:`M_k` takes the next
-    segment; tied posteriors share one breakpoint, tested at the group's last
-    member (whatever the order of the tied atoms).  Just past a breakpoint where :math:`S_{k+1} \ll S_k` the root is
-    ill-conditioned (an ulp of :math:`q` moves :math:`t` by about
-    :math:`\mathrm{ulp}(q)/S_{k+1}`), and it is computed from these accurate terms.  Above :math:`q = 1/2` the
-    numerator is written :math:`(1 - F_k) - (1 - q)`, the uncapped mass summed
-    from below, so a prior within rounding of 1 keeps its digits.  The
-    posteriors are scaled by a power of two (exact) before the products, so
-    subnormal posteriors keep their digits.  ``params["log_t"]`` holds
-    :math:`\log t`, finite where :math:`t` itself is beyond the largest float
-    (a posterior below about ``1e-308`` that stays uncapped): ``params["t"]`` is
-    then ``inf`` and the posteriors, computed from :math:`t`'s mantissa and
-    exponent, are right (as ``params["log_rho"]`` of :func:`fjs`).
+    The algorithm box ``alg-tp-capped`` of the book: the target mean is
+    continuous, concave, piecewise linear and strictly increasing in :math:`t` below 1,
+    so the root in :math:`[q / E_Q[\eta_P],\ 1/\min\eta_P]` is unique, and Newton's
+    method from the left end reaches it exactly, one step per breakpoint passed at most.
+
+    Parameters
+    ----------
+    posteriors : array_like of float
+        Source posteriors :math:`\eta_P(s)` of the score values, in
+        :data:`DOMAIN` = [1e-300, 1 - 2**-52].
+    target_masses : array_like of float
+        Target masses :math:`Q[S = s]` of the same values (summing to 1).
+    target_prior : float
+        The target prior :math:`q`, in :data:`DOMAIN`.
+
+    Returns
+    -------
+    Recalibrated
+        ``posteriors`` :math:`\eta_Q`; ``params``: ``t``, ``log_t`` and
+        ``n_capped`` (values capped at 1).
+
+    Examples
+    --------
+    >>> fit = capped_scaling([0.1, 0.4, 0.8], [0.5, 0.3, 0.2], 0.5)
+    >>> [round(float(v), 4) for v in fit.posteriors], round(fit.params["t"], 4)
+    ([0.1765, 0.7059, 1.0], 1.7647)
     """
-    eta, f = _posteriors_and_masses(posteriors, target_masses)
-    q = check_open_unit(target_prior, "target_prior")
-    order = np.argsort(-eta, kind="stable")
-    e, w = eta[order], f[order]
-    shift = min(1022, 1 - math.frexp(float(e[-1]))[1])  # w e 2^shift: exact scaling, no term below the normal range
-    below = np.cumsum((w * np.ldexp(e, shift))[::-1])[::-1]  # S_k 2^shift, summed from the smallest term
-    if q <= 0.5:  # q - F_k, compensated: near the root it cancels to a few ulps of q
-        numerator = _offset_cumsum(w, q)[:-1]
-    else:  # (1 - F_k) - (1 - q) = -((1 - q) - (1 - F_k)), the uncapped mass summed from the smallest term
-        numerator = -_offset_cumsum(w[::-1], 1.0 - q)[::-1][:-1]
-    # t_k = numerator / below * 2^shift as a mantissa and an exponent: no product below can overflow or underflow
-    n_mant, n_exp = np.frexp(numerator)
-    b_mant, b_exp = np.frexp(below)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t_mant, t_exp = n_mant / b_mant, n_exp - b_exp + shift
-    e_mant, e_exp = np.frexp(e)
-
-    def scaled(i, k):  # t_k * e[i], under/overflowing only where the value itself does
-        with np.errstate(over="ignore", under="ignore"):
-            return np.ldexp(t_mant[k] * e_mant[i], t_exp[k] + e_exp[i])
-
-    # the root caps exactly the first k values iff q <= M_k, the mean at the breakpoint t = 1/e_k, and
-    # q - M_k = (q - F_(k+1)) - S_(k+1)/e_k: so q <= M_k iff t_(k+1) e_k <= 1, decided from the next segment's
-    # small terms (compensated numerator) rather than from t_k e_k, which rounds to 1 when q is an ulp past M_k
-    ks = np.arange(e.size)
-    with np.errstate(invalid="ignore"):
-        uncapped = np.append(~(scaled(ks[:-1], ks[1:]) > 1.0), True)  # t_(k+1) e_k <= 1 (0/0: q = F_(k+1) = M_k)
-    # tied posteriors share one breakpoint: decide at each tie group's last member, where the next segment's
-    # terms are the small ones (inside the group t_(k+1) is formed from the group's rest and rounds to 1/e_k)
-    ends = np.flatnonzero(np.append(e[:-1] != e[1:], True))
-    k = int(np.argmax(uncapped[ends[np.searchsorted(ends, ks)]]))
-    with np.errstate(over="ignore"):
-        t = float(np.ldexp(t_mant[k], t_exp[k]))  # inf beyond the largest float: the posteriors below still exist
-    log_t = math.log(t) if np.finfo(float).tiny <= t < math.inf else float(np.log(t_mant[k]) + t_exp[k] * np.log(2.0))
-    post = np.empty_like(eta)
-    post[order] = np.minimum(scaled(ks, np.full(e.size, k)), 1.0)
+    eta, f, q = _method_inputs(posteriors, target_masses, target_prior)
+    t = q / float(f @ eta)  # step 1: the left end of the bracket, where the mean is at most q
+    for _ in range(eta.size + 1):  # step 2: Newton's method on the concave, piecewise-linear mean, from the left
+        capped = t * eta >= 1.0
+        with np.errstate(divide="ignore"):  # the root of the line through the current piece: (q - F) / S
+            t_next = (q - float(f[capped].sum())) / float(f[~capped] @ eta[~capped])
+        if not t_next > t or np.array_equal(t_next * eta >= 1.0, capped):
+            t = max(t, t_next)
+            break
+        t = t_next
+    post = np.minimum(t * eta, 1.0)  # step 3: eq. (4a)
     _check_residual(float(f @ post), q, "eq. (4b) (target mean)")
-    return Recalibrated(post, {"t": t, "log_t": log_t, "n_capped": int(np.sum(post >= 1.0))})
+    return Recalibrated(post, {"t": t, "log_t": math.log(t), "n_capped": int(np.sum(post >= 1.0))})
 
 
 def label_shift(posteriors, source_prior, target_prior) -> Recalibrated:
@@ -276,74 +289,57 @@ def _polish_tilt(eta, f, q, factor, steps: int = 2) -> tuple[np.ndarray, float]:
 def fjs(
     posteriors, target_masses, source_prior, target_prior, *, xtol: float = 1e-15, max_iter: int = 200
 ) -> Recalibrated:
-    r"""Factorizable joint shift, eqs. (7a)-(7b): solve for :math:`\varrho`.
+    r"""Factorizable joint shift, eqs. (7a)-(7b): the label-shift odds times :math:`\varrho`, target mean :math:`q`.
 
-    (7a) multiplies the label-shift odds by :math:`\varrho`.  The target mean
-    increases strictly in :math:`\varrho`, so the root is unique; Jensen's
-    inequality confines it to
-    :math:`[\frac{p}{(1-p)E_Q[\eta_P/(1-\eta_P)]},\ \frac{p}{1-p}E_Q[(1-\eta_P)/\eta_P]]`,
-    which is the bracket used (on the log scale, widened by a relative
-    :math:`10^{-9}`: at a tiny ``target_prior`` the root lies within rounding
-    of the lower bound, the tilt being nearly linear in the odds).  Where a factor leaves the
-    float range (a subnormal posterior or prior: :math:`1/\eta_P` or
-    :math:`q/p` overflows), the bracket and the tilt are computed in logs,
-    :math:`\eta_Q = \operatorname{expit}(\operatorname{logit}\eta_P + \log\varrho + \log\frac{q(1-p)}{p(1-q)})`
-    (subnormal posteriors kept; each log-odds near 745 carries its rounding, so there the posteriors hold
-    to about :math:`10^{-13}` relative).  On the direct route Newton steps on the odds factor
-    :math:`\varrho\,q(1-p)/(p(1-q))` itself follow the bracketed solve for :math:`\log\varrho`, whose
-    rounding (near 690 for posteriors of 1e-300) would cost 1e-13 of the factor.
-    On the log route ``params["rho_bounds"]`` holds ``inf`` for a bound beyond the largest float.
-    The masses are read as a distribution (divided by their sum, see
-    ``_target_distribution``), and for ``target_prior`` above 1/2 eq. (7b) is
-    solved as the other class's mean, :math:`1 - q = E_Q[1 - \eta_Q]`, so that
-    the equation for a prior within rounding of 1 keeps its digits (:math:`1 - q` is exact in
-    floats there; the posteriors themselves are floats, next to 1 within an ulp or two).  ``params["log_rho"]`` holds :math:`\log\varrho`, which
-    stays finite where :math:`\varrho` itself is beyond the largest float
-    (``params["rho"]`` is then ``inf``; the posteriors are computed from
-    :math:`\log\varrho` and are right).
+    The algorithm box ``alg-tp-fjs`` of the book.  The target mean increases
+    strictly in :math:`\varrho`, and Jensen's inequality brackets the root
+    (``prop-tp-fjs``).  Brent's method runs on :math:`\log\varrho` in that
+    bracket, widened by a relative :math:`10^{-9}`; Newton steps on the odds
+    factor :math:`\varrho\kappa` follow (``_polish_tilt``).
+
+    Parameters
+    ----------
+    posteriors : array_like of float
+        Source posteriors :math:`\eta_P(s)`, in :data:`DOMAIN` = [1e-300, 1 - 2**-52].
+    target_masses : array_like of float
+        Target masses :math:`Q[S = s]` of the same values (summing to 1).
+    source_prior, target_prior : float
+        :math:`p` and :math:`q`, in :data:`DOMAIN`; with the posteriors they
+        must keep the bracket of :math:`\varrho` and the odds factor
+        :math:`\varrho\kappa` normal floats (a ValueError says when not).
+    xtol : float, default 1e-15
+        Brent's absolute tolerance on :math:`\log\varrho`.
+    max_iter : int, default 200
+        Brent's iteration limit.
+
+    Returns
+    -------
+    Recalibrated
+        ``posteriors`` :math:`\eta_Q`; ``params``: ``rho``, ``log_rho`` and
+        ``rho_bounds`` (the bracket of eq. ``eq-tp-fjs-bounds``).
+
+    Examples
+    --------
+    >>> fit = fjs([0.1, 0.4, 0.8], [0.5, 0.3, 0.2], 0.3, 0.5)
+    >>> [round(float(v), 4) for v in fit.posteriors], round(fit.params["rho"], 4)
+    ([0.2398, 0.6543, 0.9191], 1.2167)
     """
-    eta, f = _posteriors_and_masses(posteriors, target_masses)
-    p = check_open_unit(source_prior, "source_prior")
-    q = check_open_unit(target_prior, "target_prior")
+    eta, f, q = _method_inputs(posteriors, target_masses, target_prior)
+    p = _check_in_domain(source_prior, "source_prior")
     xtol, max_iter = _check_solver(xtol, max_iter)
-    odds = eta / (1.0 - eta)
-    with np.errstate(divide="ignore", over="ignore"):  # numpy floats: a denominator rounding to 0 gives inf
-        rho_lo = float(np.float64(p) / ((1.0 - p) * (f[f > 0.0] @ odds[f > 0.0])))
-        rho_hi = float(np.float64(p) / (1.0 - p) * (f[f > 0.0] @ (1.0 / odds[f > 0.0])))
-        shift = float(np.float64(q / p) / ((1.0 - q) / (1.0 - p)))
-    # the direct route while every factor, and the odds factor rho * shift across the bracket, is a normal float
-    # (a subnormal factor keeps only its top bits: 4e-9 relative at q = 1e-300 with a posterior of 1 - 2^-53)
-    direct = all(np.finfo(float).tiny <= v < np.inf for v in (rho_lo, rho_hi, shift, rho_lo * shift, rho_hi * shift))
-    if direct:
-        def tilt(log_rho: float) -> tuple[np.ndarray, np.ndarray]:  # the posteriors and their complements
-            return _odds_tilt(eta, np.exp(log_rho) * shift)
+    odds, kept = eta / (1.0 - eta), f > 0.0  # step 1: the odds o and the label-shift factor kappa
+    kappa = (q / p) / ((1.0 - q) / (1.0 - p))
+    rho_lo = p / ((1.0 - p) * float(f[kept] @ odds[kept]))  # step 2: the bounds eq-tp-fjs-bounds
+    rho_hi = p / (1.0 - p) * float(f[kept] @ (1.0 / odds[kept]))
+    _check_odds_factors(rho_lo, rho_hi, kappa)
 
-        log_lo, log_hi, bounds = np.log(rho_lo), np.log(rho_hi), (rho_lo, rho_hi)
-    else:  # in logs: a factor beyond the float range
-        log_prior_odds, x = np.log(p) - np.log1p(-p), logit(eta)
-        log_shift = np.log(q) - np.log1p(-q) - log_prior_odds
-        log_lo = log_prior_odds - float(logsumexp(x[f > 0.0], b=f[f > 0.0]))  # f @ odds may round to 0
-        log_hi = log_prior_odds + float(logsumexp(-x[f > 0.0], b=f[f > 0.0]))
+    def excess(log_rho: float) -> float:  # step 3: eq. (7b), the target mean minus q
+        return _mean_gap(f, *_odds_tilt(eta, math.exp(log_rho) * kappa), q)
 
-        def tilt(log_rho: float) -> tuple[np.ndarray, np.ndarray]:
-            log_odds = x + (log_rho + log_shift)
-            return _expit(log_odds), _expit(-log_odds)
-
-        with np.errstate(over="ignore"):
-            bounds = (float(np.exp(log_lo)), float(np.exp(log_hi)))
-
-    def excess(log_rho: float) -> float:
-        return _mean_gap(f, *tilt(log_rho), q)
-
-    margin = 1e-9 * (1.0 + max(abs(log_lo), abs(log_hi)))
-    log_rho = _solve_increasing(excess, log_lo - margin, log_hi + margin, what="eq. (7b) for rho", xtol=xtol,
-                                max_iter=max_iter, expand=False)
-    with np.errstate(over="ignore"):
-        rho = float(np.exp(log_rho))
-    post = tilt(log_rho)[0]
-    if direct:  # direct route: Newton steps on the odds factor itself, whose float keeps the
-        post, factor = _polish_tilt(eta, f, q, rho * shift)  # digits that log rho (690 at 1e-300) rounds away
-        rho = factor / shift
-        log_rho = float(np.log(rho))
+    margin = 1e-9  # relative slack: at a tiny q the root lies within rounding of the lower bound
+    log_rho = _solve_increasing(excess, math.log(rho_lo) - margin, math.log(rho_hi) + margin,
+                                what="eq. (7b) for rho", xtol=xtol, max_iter=max_iter, expand=False)
+    post, factor = _polish_tilt(eta, f, q, math.exp(log_rho) * kappa)  # step 4: eq. (7a)
+    rho = factor / kappa
     _check_residual(float(f @ post), q, "eq. (7b) (target mean)")
-    return Recalibrated(post, {"rho": rho, "log_rho": float(log_rho), "rho_bounds": bounds})
+    return Recalibrated(post, {"rho": rho, "log_rho": math.log(rho), "rho_bounds": (rho_lo, rho_hi)})
