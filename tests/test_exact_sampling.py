@@ -168,6 +168,25 @@ def test_bad_arguments_raise_value_errors_naming_them(call, name):
         call()
 
 
+def test_expected_bin_ones_refuses_too_many_bins_before_allocating():
+    """Issue 39: n = 1e5, B = 5e4 ran for minutes and then needed a 1.49 GiB array; it is refused at once."""
+    import time
+
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match=r"n_bins must be at most 1000, got 50000"):
+        umb_expected_bin_ones(n=100_000, n_bins=50_000)
+    assert time.perf_counter() - start < 1.0  # nothing was computed
+    assert umb_expected_bin_ones(2000, 1000).shape == (1000,)  # the limit itself is served
+
+
+def test_expected_bin_ones_refuses_mu_outside_its_domain():
+    with pytest.raises(ValueError, match=r"mu must be at most 40"):
+        umb_expected_bin_ones(100, 6, mu=1e300)
+    ones = umb_expected_bin_ones(1000, 6, mu=40.0)  # separated classes: the class-1 points are the top ones
+    assert ones[:2].max() < 1e-12 and abs(ones.sum() - 500.0) < 1e-6  # n * prior class-1 points in all
+    np.testing.assert_allclose(ones[4:], 167.0, atol=1e-6)  # the two top bins (167 points each) hold only class 1
+
+
 def test_class1_counts_at_large_n_match_an_independent_integral():
     """At n = 1e7 (beyond the quadrature of umb_expected_bin_ones): the mean number of class-1 points among the r
     smallest is n pi E[F_1(F^{-1}(W))] with W ~ Beta(r, n - r), since Z_1 is among them exactly when at most r - 1

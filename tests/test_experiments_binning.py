@@ -196,6 +196,8 @@ def test_bad_input():
         umb_bin_statistics(np.full((1, 10), 0.5), np.zeros((1, 10)), 2)
     with pytest.raises(ValueError, match="z must lie"):
         umb_bin_statistics(np.linspace(0, 1, 10)[None], np.zeros((1, 10)), 2)
+    with pytest.raises(ValueError, match="mu must be at most 40"):  # issue 39: theta was NaN with a RuntimeWarning
+        umb_bin_statistics(np.linspace(0.1, 0.9, 10)[None], np.zeros((1, 10)), 4, mu=1e300)
     with pytest.raises(ValueError, match="n_max"):
         umb_a3_regime_start(0.1, 18.5, n_max=1000)
     with pytest.raises(ValueError, match="edges"):

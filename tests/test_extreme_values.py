@@ -58,7 +58,7 @@ def test_projection_probabilities_are_scale_invariant(scale):
     assert np.all(np.isfinite(g.projection_probabilities([1e300, 0.0], 0.0, [-np.inf, 0.0, np.inf])))
 
 
-@pytest.mark.parametrize("mu", [40.0, 1e3, 1e300])
+@pytest.mark.parametrize("mu", [20.0, 40.0])  # the domain ends at 40; beyond is refused (test_exact_sampling)
 def test_expected_bin_ones_at_separated_classes(mu):
     from companion.uniform_mass_binning import umb_expected_bin_ones
     from companion.uniform_mass_binning.exact_sampling import _uniform_mass_ranks

@@ -80,12 +80,12 @@ def _uniform_mass_edges(z_sorted: np.ndarray, n_bins: int) -> np.ndarray:
     return np.concatenate(([0.0], z_sorted[_uniform_mass_ranks(z_sorted.size, n_bins) - 1], [1.0]))
 
 
-def _uniform_mass_edges_unsorted(z: np.ndarray, n_bins: int, scratch: np.ndarray | None = None) -> np.ndarray:
-    """Edges of Definition 6 from unsorted validated scores, without a sort (``scratch``: an int64 array like ``z`` to use)."""
+def _uniform_mass_edges_unsorted(z: np.ndarray, n_bins: int) -> np.ndarray:
+    """Step 1 of ``alg-umb`` on validated scores: ``0, z_(floor(n b / B)), 1``, equal to :func:`_uniform_mass_edges` of
+    ``np.sort(z)``, but from the cells of the scores without a sort (:func:`~companion.calibration_sharpness.cells.order_statistics`)."""
     smallest = z.min()
     cells = Cells(n_bins, smallest)
-    cell_of_z = cells.of(z, smallest, out=scratch)
-    inner = order_statistics(z, cell_of_z, cells.n_cells, _uniform_mass_ranks(z.size, n_bins))
+    inner = order_statistics(z, cells.of(z, smallest), cells.n_cells, _uniform_mass_ranks(z.size, n_bins))
     return np.concatenate(([0.0], inner, [1.0]))
 
 
@@ -119,71 +119,114 @@ def _check_enough_samples(n: int, n_bins: int) -> None:
         raise ValueError(f"z must hold at least 2 * n_bins = {2 * n_bins} samples, got {n}")
 
 
-class _HistogramBinning:
-    """Shared fit/predict of histogram-binning recalibrators (eq. (9)).
+def _checked_sample(z, y, n_bins: int) -> tuple[np.ndarray, float, np.ndarray]:
+    """The inputs of a fit: scores in [0, 1] (float64), their smallest value, labels in {0, 1}; ``2 n_bins <= n``."""
+    z, smallest = _as_scores(z)
+    y = as_labels(y, "y")
+    check_same_length(z=z, y=y)
+    _check_enough_samples(z.size, n_bins)
+    return z, smallest, y
 
-    Subclasses only choose the edges, through ``_edges(z, scratch)``, which
-    receives the validated forecasts and an int64 array like them to use.  Nothing is
-    sorted: each point's bin comes from the cell table
-    (:class:`~companion.calibration_sharpness.cells.BinLookup`) and the counts
-    and class-1 counts are one ``bincount`` of ``2 bin + label``.
+
+class _HistogramBinning:
+    """Fit and predict of the histogram-binning recalibrators (book ``alg-equal-width``, ``alg-umb``; eq. (9)).
+
+    The subclasses choose the edges (step 1) through ``_edges(z)``.
     """
 
     def __init__(self, n_bins: int):
         self.n_bins = check_int(n_bins, "n_bins", minimum=1)
 
-    def _edges(self, z: np.ndarray, scratch: np.ndarray) -> np.ndarray:
+    def _edges(self, z: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
     def fit(self, z, y):
-        """Fit the bins and their mean labels on forecasts ``z`` and labels ``y``; return self.
+        """Fit the edges, the counts and the bin means on forecasts ``z`` and labels ``y``; return self.
 
-        Sets ``edges_`` (``n_bins + 1`` values from 0 to 1), ``values_`` (bin
-        means, eq. (9)) and ``counts_`` (sample points per bin).  Raises
-        ``ValueError`` for fewer than ``2 * n_bins`` samples or an empty bin.
+        Raises ``ValueError`` for forecasts outside [0, 1], labels outside {0, 1},
+        fewer than ``2 * n_bins`` samples, or an empty bin (tied edges).
         """
-        z, smallest = _as_scores(z)
-        y = as_labels(y, "y")
-        check_same_length(z=z, y=y)
-        _check_enough_samples(z.size, self.n_bins)
-        scratch = np.empty(z.size, dtype=np.int64)
-        edges = self._edges(z, scratch)
-        lookup = BinLookup(edges[1:-1])
-        # bins in the convention of bin_indices, as 2 bin + label: one count gives the points and the class-1 points of each bin
-        codes = lookup.bins(z, smallest, out=scratch, labels=y)
-        per_code = np.bincount(codes, minlength=2 * self.n_bins)
-        counts = per_code[0::2] + per_code[1::2]
+        z, smallest, y = _checked_sample(z, y, self.n_bins)
+        edges = self._edges(z)  # step 1: u_0 = 0 <= u_1 <= ... <= u_B = 1
+        lookup = BinLookup(edges[1:-1])  # step 2: the bin of z is #{k : u_k < z} (a cell table, not a binary search)
+        per_code = np.bincount(lookup.bins(z, smallest, labels=y), minlength=2 * self.n_bins)  # 2 bin + label
+        counts = per_code[0::2] + per_code[1::2]  # step 3: n_I ...
         _check_no_empty_bin(counts, edges)
-        self.counts_ = counts
-        self.values_ = per_code[1::2] / counts
-        self.edges_ = edges
-        self._lookup = lookup
-        self._side_values = self.values_[lookup.side_bins]
+        self.edges_, self.counts_, self.values_ = edges, counts, per_code[1::2] / counts  # ... and theta_I, eq. (9)
+        self._lookup, self._side_values = lookup, self.values_[lookup.side_bins]
         return self
 
     def predict(self, z) -> np.ndarray:
-        """Recalibrated forecasts ``h(z)``: the mean label of the bin containing each ``z``."""
+        """Step 4: the recalibrated forecast ``h(z)``, the mean label of the bin of each ``z``."""
         if not hasattr(self, "values_"):
             raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit(z, y) first")
         return self._lookup.take(self.values_, *_as_scores(z), per_side=self._side_values)
 
 
 class UniformMassBinning(_HistogramBinning):
-    r"""Uniform-mass binning recalibrator (paper 000 Definition 6 and eq. (9); book ``def-umb``, ``alg-umb``).
+    r"""Recalibration by uniform-mass binning (book ``alg-umb``, ``def-umb``; paper 000, Definition 6, eq. (9)).
 
-    Interior edges are the order statistics ``u_b = z_(floor(n b / B))`` of
-    the fitting forecasts, so every bin holds about ``n / B`` points; the
-    recalibrated forecast is the mean label of the bin, the empirical bin
-    mean :math:`\hat\theta_I`.  The order statistics come from the cells of
-    the forecasts, without a sort (:func:`~companion.calibration_sharpness.cells.order_statistics`).
+    The interior edges are the order statistics :math:`u_b = z_{(\lfloor nb/B\rfloor)}` of the
+    fitting forecasts, so every bin holds about ``n / B`` points; the recalibrated forecast is
+    the mean label :math:`\hat\theta_I` of the bin.
+
+    Parameters
+    ----------
+    n_bins : int
+        The number of bins ``B``, at least 1; ``fit`` needs ``2 B <= n``.
+
+    Attributes
+    ----------
+    edges_ : ndarray of shape (B + 1,)
+        The edges ``0 = u_0 <= u_1 <= ... <= u_B = 1``.
+    counts_ : ndarray of shape (B,)
+        The number of fitting points in each bin.
+    values_ : ndarray of shape (B,)
+        The bin means :math:`\hat\theta_I` (eq. (9)).
+
+    Notes
+    -----
+    Domain: forecasts finite in [0, 1] (any real dtype, ``float32`` included, read as
+    ``float64``), labels in {0, 1}.  The bins are ``[u_0, u_1], (u_1, u_2], ...``: a forecast
+    on an edge goes to the bin on its left.  Tied scores that make two edges equal leave a
+    bin empty, which has no mean: ``fit`` raises.  The order statistics and each point's bin
+    come from a table of cells of the scores instead of a sort and a binary search, with the
+    same result (book ``numnotes-calibration-sharpness``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> z = np.array([0.1, 0.2, 0.3, 0.4, 0.6, 0.7, 0.8, 0.9])
+    >>> y = np.array([0, 0, 1, 0, 1, 1, 0, 1])
+    >>> umb = UniformMassBinning(2).fit(z, y)
+    >>> umb.edges_.tolist(), umb.counts_.tolist(), umb.values_.tolist()
+    ([0.0, 0.4, 1.0], [4, 4], [0.25, 0.75])
+    >>> umb.predict([0.4, 0.41]).tolist()
+    [0.25, 0.75]
     """
 
-    def _edges(self, z, scratch):
-        return _uniform_mass_edges_unsorted(z, self.n_bins, scratch)
+    def _edges(self, z):
+        return _uniform_mass_edges_unsorted(z, self.n_bins)  # u_b = z_(floor(n b / B)), without a sort
 
 
 class EqualWidthBinning(_HistogramBinning):
-    """Equal-width histogram binning with edges ``0, 1/B, ..., 1`` (same interface)."""
+    """Recalibration by equal-width binning (book ``alg-equal-width``, ``def-equal-width``).
 
-    def _edges(self, z, scratch):
+    The edges are ``u_b = b / B``; the bins, their convention and everything else are those of
+    :class:`UniformMassBinning`, whose domain this class shares.
+
+    Parameters
+    ----------
+    n_bins : int
+        The number of bins ``B``, at least 1 and at most ``10**8``; ``fit`` needs ``2 B <= n``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ewb = EqualWidthBinning(2).fit(np.array([0.25, 0.5, 0.5, 0.75]), np.array([0, 1, 0, 1]))
+    >>> ewb.counts_.tolist(), np.round(ewb.values_, 4).tolist()
+    ([3, 1], [0.3333, 1.0])
+    """
+
+    def _edges(self, z):
         return equal_width_edges(self.n_bins)

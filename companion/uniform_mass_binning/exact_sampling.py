@@ -26,7 +26,7 @@ from .._memo import memoised
 from .._numerics import _normal_mass
 from ..calibration_sharpness.binning import _uniform_mass_ranks
 from ..scenarios import GaussianMixture
-from .experiments import FIGURE1_N_BINS, FIGURE1_N_VALUES, RISK_TERMS, _check_cells, _closed_form_risks, _grid_arguments
+from .experiments import FIGURE1_N_BINS, FIGURE1_N_VALUES, RISK_TERMS, _check_cells, _closed_form_risks, _grid_arguments, _mixture
 from .grid import UniformMassGrid
 
 
@@ -39,8 +39,8 @@ _MAX_EXACT_N = 10**12
 #: Largest ``n`` of :func:`umb_expected_bin_ones`: its 200 x 20-node rule resolves the binomial transitions up to here.
 _MAX_QUADRATURE_N = 10**5
 
-#: Class separation from which :func:`umb_expected_bin_ones` returns its separated limit (overlap below 1e-350).
-_SEPARATED_MU = 40.0
+#: Most bins of :func:`umb_expected_bin_ones`: its arrays hold 4000 quadrature nodes per bin (32 MB each at this limit).
+_MAX_QUADRATURE_BINS = 1000
 #: Largest class separation the exact sampler takes: the spacing of float64 at 1e12 is 1.2e-4, and a
 #: point's offset from its class mean (the quantity the class masses depend on) must stay resolved.
 _MAX_EXACT_MU = 1e12
@@ -256,17 +256,15 @@ def umb_expected_bin_ones(n: int, n_bins: int, prior: float = 0.5, mu: float = 2
     sampler: a check of book ``prop-umb-exact-sampling``.  Returns ``n_bins`` means.
     The fixed rule resolves the binomial transitions up to ``n = 10**5``
     (:data:`_MAX_QUADRATURE_N`; the means then sum to ``n * prior`` to 1e-9); beyond, they
-    are narrower than its panels and ``n`` is refused.
+    are narrower than its panels and ``n`` is refused; ``n_bins`` is at most 1000
+    (:data:`_MAX_QUADRATURE_BINS`, checked before anything is allocated) and ``mu`` in (0, 40].
     """
     n = check_int(n, "n", minimum=2, maximum=_MAX_QUADRATURE_N)
-    n_bins = check_int(n_bins, "n_bins")
+    n_bins = check_int(n_bins, "n_bins", maximum=_MAX_QUADRATURE_BINS)
     if 2 * n_bins > n:
         raise ValueError(f"n_bins must be at most n / 2 = {n // 2} (Definition 6), got {n_bins}")
-    scenario = GaussianMixture(prior, mu)
-    pi = scenario.prior
-    # from mu = 40 on the classes overlap by less than Phi(-40) ~ 1e-350 (0 in double precision): the means
-    # are their separated limit, and a larger mu would only round the nodes x = mu +- 40 away (mu = 1e300)
-    mu = min(scenario.mu, _SEPARATED_MU)
+    scenario = _mixture(prior, mu)
+    pi, mu = scenario.prior, scenario.mu
     ranks = np.concatenate(([0], _uniform_mass_ranks(n, n_bins), [n]))
     a, b = ranks[:-1], ranks[1:]
     t_lo = beta_law.ppf(1e-15, a + 1, n - a)  # the order statistic of rank a + 1 lies above, but for 1e-15

@@ -35,7 +35,7 @@ from .bounds import (
     umb_sample_size,
     umb_sharpness_bound,
 )
-from .grid import _grid_from_sorted
+from .grid import _grid_from_sorted, _mixture
 
 
 __all__ = [
@@ -476,7 +476,8 @@ def umb_bin_statistics(z, y, n_bins: int, prior: float = 0.5, mu: float = 2.0) -
     ``mass`` (:math:`P[Z \in I]`), ``theta`` (:math:`\theta_I = \mathbb E[Y \mid Z \in I]`,
     closed form under the mixture), ``theta_hat`` (eq. (9)) and ``counts``
     (points per bin, the same for every row).  ``z`` in (0, 1), shape
-    ``(reps, n)`` with distinct entries per row; ``y`` labels of the same shape.
+    ``(reps, n)`` with distinct entries per row; ``y`` labels of the same shape;
+    ``mu`` in (0, 40] (beyond, the bin masses underflow).
     """
     z = np.atleast_2d(_real_values(z, "z"))
     y_raw = _array_of_any_shape(y, "y")
@@ -485,6 +486,7 @@ def umb_bin_statistics(z, y, n_bins: int, prior: float = 0.5, mu: float = 2.0) -
         raise ValueError(f"z and y must be 2-D arrays of the same shape, got {z.shape} and {y.shape}")
     as_probabilities(z.ravel(), "z", open_interval=True)
     n_bins = check_int(n_bins, "n_bins")
+    scenario = _mixture(prior, mu)
     if z.shape[1] < 2 * n_bins:
         raise ValueError(f"each row of z must hold at least 2 * n_bins = {2 * n_bins} samples, got {z.shape[1]}")
     order = np.argsort(z, axis=1)
@@ -495,7 +497,7 @@ def umb_bin_statistics(z, y, n_bins: int, prior: float = 0.5, mu: float = 2.0) -
     if np.any(np.diff(x_sorted, axis=1) == 0):
         raise ValueError("z holds distinct forecasts whose logits are equal in float64 (neighbours far in a tail, such as "
                          "1e-300 and the next float up): the bins are computed on the logit scale")
-    return _statistics_sorted(GaussianMixture(prior, mu), x_sorted, np.take_along_axis(y, order, axis=1), n_bins)
+    return _statistics_sorted(scenario, x_sorted, np.take_along_axis(y, order, axis=1), n_bins)
 
 
 def umb_balance_probability_bounds(n: int, n_bins: int, gamma: float = 2.0) -> tuple[float, float]:

@@ -13,6 +13,7 @@ import numpy as np
 
 from .._checks import as_sizes
 from ..calibration_sharpness.binning import _bin_statistics, _check_enough_samples, _sorted_sample, _uniform_mass_edges
+from ..scenarios import GaussianMixture
 
 __all__ = ["UniformMassGrid", "uniform_mass_grid"]
 
@@ -53,3 +54,16 @@ def _grid_from_sorted(z_sorted: np.ndarray, ones_sorted: np.ndarray, n_bins_valu
         values=[s[1] for s in stats],
         counts=[s[0] for s in stats],
     )
+
+
+#: Largest class separation ``mu`` of the scenario functions: beyond it the classes overlap by less than
+#: Phi(-40) ~ 1e-350, so bin masses underflow to 0 (and at mu near 1e300 the bin means become NaN).
+_MAX_MU = 40.0
+
+
+def _mixture(prior: float, mu: float) -> GaussianMixture:
+    """The simulation family with prior ``prior`` and separation ``mu`` in (0, ``_MAX_MU``] (a ValueError naming ``mu``)."""
+    scenario = GaussianMixture(prior, mu)
+    if scenario.mu > _MAX_MU:
+        raise ValueError(f"mu must be at most {_MAX_MU:g} (beyond it the bin masses of the mixture underflow), got {mu!r}")
+    return scenario
