@@ -99,6 +99,15 @@ def mse_decomposition(p, y, bins=None) -> MSEDecomposition:
         :math:`\hat\theta_b` (the empirical :math:`\hat\theta_I` of each bin
         or value group), ``calibration`` = weighted mean of
         (group mean forecast - :math:`\hat\theta_b`)^2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> d = mse_decomposition(np.array([0.2, 0.2, 0.8, 0.8]), np.array([0, 1, 1, 1]))
+    >>> [round(t, 4) for t in (d.mse, d.variance, d.sharpness, d.calibration, d.within_bin)]
+    [0.19, 0.1875, 0.0625, 0.065, 0.0]
+    >>> round(mse_decomposition(np.array([0.1, 0.3, 0.6, 0.8]), np.array([0, 1, 1, 1]), bins=2).within_bin, 4)
+    -0.04
     """
     p, y = _forecasts_and_labels(p, y)
     n = p.size
