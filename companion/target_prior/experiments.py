@@ -282,9 +282,8 @@ def roc_qmm_jacobian(target_masses, target_prior, auc, class0_masses) -> np.ndar
 
     At the fixed point its spectral radius is the asymptotic contraction
     factor of the iteration per step (the book's :math:`\lambda_J`).  The
-    masses must be positive floats at both ends: where :func:`roc_qmm` returns
-    an end mass of 0 (a class-0 mass beyond the float range) the Jacobian is
-    refused with a ValueError.
+    masses must be positive at both ends (where the mid-point cdf would reach
+    0 or 1); else a ValueError.
     """
     f, q, c = _roc_inputs(target_masses, target_prior, auc, "normalized")
     f0 = as_masses(class0_masses, "class0_masses")

@@ -119,8 +119,8 @@ def _check_odds_factors(rho_lo: float, rho_hi: float, kappa: float) -> None:
     if not all(np.finfo(float).tiny <= v < math.inf for v in factors):
         raise ValueError(
             "posteriors, source_prior and target_prior put the FJS bracket or odds factor beyond the normal float "
-            f"range (rho in [{rho_lo:.3g}, {rho_hi:.3g}], kappa = {kappa:.3g}): outside the domain of fjs "
-            "(posteriors near 1e-300 with a prior within about 1e-8 of 0 or 1)"
+            f"range (rho in [{rho_lo:.3g}, {rho_hi:.3g}], kappa = {kappa:.3g}): outside the domain of fjs, which "
+            "needs rho's bounds, kappa and rho kappa in [2.2e-308, 1.8e308]"
         )
 
 
@@ -242,9 +242,8 @@ def label_shift(posteriors, source_prior, target_prior) -> Recalibrated:
 
     :math:`\eta_Q = \frac{(q/p)\,\eta_P}{(q/p)\,\eta_P + \frac{1-q}{1-p}(1-\eta_P)}`; no target
     masses are used, so the target mean equals :math:`q` only when (5) holds.  The same map
-    as :func:`companion.label_shift_recalibration.prior_correction`, whose products are formed from
-    mantissas and exponents, so subnormal posteriors and priors (``5e-324``) give the correct posterior,
-    not NaN or 0.
+    as :func:`companion.label_shift_recalibration.prior_correction`, with its domain (priors in
+    [1e-100, 1)).
     """
     eta = as_probabilities(posteriors, "posteriors", open_interval=True)
     p = check_open_unit(source_prior, "source_prior")
