@@ -41,11 +41,40 @@ book-student: $(STAMP) $(NODE_STAMP)
 	@echo "Student edition built: $(CURDIR)/_build/student/_build/html/index.html"
 
 # The nbgrader course tree, one assignment per chapter, generated from the chapters' exercises and
-# course/spec.yml (course/make_assignments.py): course/source/<chapter>/<chapter>.ipynb.
-# Then, in course/: nbgrader generate_assignment <chapter>, nbgrader autograde <chapter>.
+# course/spec.yml (course/make_assignments.py): $(COURSE)/source/<chapter>/<chapter>.ipynb. A notebook
+# edited since it was generated is kept (the command says so and fails); FORCE=1 overwrites it.
+# Then, from the project root, no environment activated (the targets call the environment's nbgrader
+# with its bin/ on PATH, where nbgrader finds alembic):
+#   make course-release A=<chapter>      release/<chapter>/ for the students (FORCE=1 to regenerate)
+#   (each student's notebook goes to $(COURSE)/submitted/<student id>/<chapter>/<chapter>.ipynb)
+#   make course-autograde A=<chapter>    run the hidden tests, grades into $(COURSE)/gradebook.db
+#   make course-feedback A=<chapter>     feedback/<student>/<chapter>/*.html (hidden tests' code left out)
+#   make course-export                   $(COURSE)/grades.csv
+COURSE ?= course
+.PHONY: course-release course-autograde course-feedback course-export
+NBGRADER = cd "$(COURSE)" && PATH="$(abspath $(BIN)):$$PATH" MPLBACKEND=Agg "$(abspath $(BIN))/python" -m nbgrader
+
 assignments: $(STAMP)
-	rm -rf course/source
-	$(BIN)/python course/make_assignments.py course/source
+	mkdir -p "$(COURSE)"
+	test -f "$(COURSE)/nbgrader_config.py" || cp course/nbgrader_config.py "$(COURSE)/"
+	$(BIN)/python course/make_assignments.py "$(COURSE)/source" $(if $(FORCE),--force)
+
+course-release: $(STAMP)
+	@test -n "$(A)" || { echo "make course-release A=<chapter>, e.g. A=ch01_calibration_sharpness"; exit 2; }
+	@if [ -e "$(COURSE)/release/$(A)" ] && [ -z "$(FORCE)" ]; then \
+	  echo "$(COURSE)/release/$(A) exists: make course-release A=$(A) FORCE=1 regenerates it"; exit 1; fi
+	$(NBGRADER) generate_assignment "$(A)" --force
+
+course-autograde: $(STAMP)
+	@test -n "$(A)" || { echo "make course-autograde A=<chapter>"; exit 2; }
+	$(NBGRADER) autograde "$(A)" --create $(if $(FORCE),--force)
+
+course-feedback: $(STAMP)
+	@test -n "$(A)" || { echo "make course-feedback A=<chapter>"; exit 2; }
+	$(NBGRADER) generate_feedback "$(A)" $(if $(FORCE),--force)
+
+course-export: $(STAMP)
+	$(NBGRADER) export
 
 test: pytest strict-book book-student html-check nbval
 

@@ -14,17 +14,17 @@ the part's ``given`` code defines, a hidden test reading a name the student was 
 or using a number the released statement does not give stops the generation with a ValueError.
 Each hidden test runs in a namespace of its own on plain copies of the answer (``hidden_program``).
 
-Usage: python course/make_assignments.py [OUTPUT_DIR]   (default course/source)
+Usage: python course/make_assignments.py [OUTPUT_DIR] [--force]   (default course/source; an edited notebook
+is kept unless --force)
 """
 from __future__ import annotations
 
 import ast
-import base64
 import builtins
+import hashlib
 import json
 import re
 import sys
-import zlib
 from pathlib import Path
 
 import yaml
@@ -32,6 +32,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 from exercises import Exercise, chapter_notebooks, read_exercises  # noqa: E402
+from reader_code import licence_text  # noqa: E402
 
 SPEC = ROOT / "course" / "spec.yml"
 #: points of a written (manually graded) part by the exercise's level
@@ -236,26 +237,47 @@ def hidden_program(part: dict, setup: str) -> str:
 
 
 def test_cell(label: str, part: dict, setup: str) -> str:
-    """The test cell: the visible checks, then the hidden test, encoded (a traceback shows its call line only)."""
-    blob = base64.b64encode(zlib.compress(hidden_program(part, setup).encode(), 9)).decode()
-    lines = [f"# Tolerance {part['tolerance']:g}; {part['points']} points. Visible checks below; hidden tests "
-             "after them (course/spec.yml,", f"# {label}) check the value against an independent computation.",
-             f"assert \"{part['answer']}\" in globals(), \"define {part['answer']}\"",
-             *part.get("visible", "").rstrip().splitlines(),
-             "### BEGIN HIDDEN TESTS",
-             "import base64 as _base64_chk, builtins as _builtins_chk, zlib as _zlib_chk",
-             "_builtins_chk.exec(_zlib_chk.decompress(_base64_chk.b64decode(",
-             f"    \"{blob}\")).decode(),",
-             "    {\"__builtins__\": _builtins_chk, \"_student\": _builtins_chk.globals()})",
-             "### END HIDDEN TESTS"]
-    return "\n".join(lines)
+    """The test cell: the visible checks, then the hidden test run by ``exec`` in a namespace of its own.
+
+    Every failure shows as ``CheckFailed: <message>`` and nothing else: IPython draws the exception
+    by its ``_render_traceback_``, so no traceback lists the cell's lines (the hidden tests' code
+    among them) in the autograded notebook or the feedback.
+    """
+    program = "".join(f"    {line!r},\n" for line in hidden_program(part, setup).splitlines())
+    visible = "".join(f"    {line}\n" for line in part.get("visible", "").rstrip().splitlines())
+    return "\n".join([
+        f"# Tolerance {part['tolerance']:g}; {part['points']} point{'s' if part['points'] != 1 else ''}. The visible "
+        "checks below run as you work; the",
+        f"# hidden test ({label} in course/spec.yml) checks the value against an independent computation.",
+        "import builtins as _builtins_chk",
+        "",
+        "",
+        "class CheckFailed(_builtins_chk.AssertionError):",
+        "    def _render_traceback_(self):",
+        "        return [\"CheckFailed: \" + _builtins_chk.str(self)]",
+        "",
+        "",
+        "try:",
+        f"    assert \"{part['answer']}\" in _builtins_chk.globals(), \"define {part['answer']}\"",
+        visible.rstrip("\n"),
+        "except _builtins_chk.Exception as _error_chk:",
+        "    raise CheckFailed(_builtins_chk.str(_error_chk)) from None",
+        "### BEGIN HIDDEN TESTS",
+        f"_hidden_chk = \"\\n\".join([\n{program}])",
+        "try:",
+        "    _builtins_chk.exec(_hidden_chk, {\"__builtins__\": _builtins_chk, \"_student\": _builtins_chk.globals()})",
+        "except _builtins_chk.Exception as _error_chk:",
+        "    raise CheckFailed(\"hidden test: \" + _builtins_chk.type(_error_chk).__name__ + \": \"",
+        "                      + _builtins_chk.str(_error_chk)) from None",
+        "### END HIDDEN TESTS"]).replace("\n\nexcept", "\nexcept")
 
 
 def assignment(chapter: str, title: str, setup: str, exercises: list[Exercise], spec: dict) -> dict:
     """The nbgrader source notebook of one chapter."""
     cells = [_cell("markdown", f"# {title}: exercises\n\nRun the set-up cell first. Write each answer in the cell "
-                   "below its statement; a code answer must define the variable named in its cell. "
-                   "Hidden tests check it against an independent computation.", "header", locked=True),
+                   "below its statement; a code answer must define the variable named in its cell. Run the "
+                   "test cell after it for the visible checks; hidden tests check the answer against an "
+                   f"independent computation when it is graded.\n\n{licence_text(ROOT)}", "header", locked=True),
              _cell("code", setup, "setup", locked=True)]
     for number, ex in enumerate(exercises, 1):
         slug = ex.label.removeprefix("ex-")
@@ -297,19 +319,47 @@ def read_book(root: Path = ROOT) -> tuple[dict, dict, dict]:
     return chapters, setups, titles
 
 
-def main(out_dir: Path) -> None:
+MANIFEST = ".generated.json"
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def main(out_dir: Path, force: bool = False) -> int:
+    """Write every chapter's source notebook; keep one an instructor has edited unless ``force``.
+
+    ``OUT_DIR/.generated.json`` records what was written last time: a notebook that no longer matches
+    it was edited after generation and is left as it is (exit status 1, with the command that
+    overwrites it); a notebook that matches is regenerated.
+    """
     spec = load_spec()
     chapters, setups, titles = read_book()
     validate(chapters, setups, spec)
+    manifest_path = out_dir / MANIFEST
+    manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
+    kept = []
     for chapter, exercises in chapters.items():
         target = out_dir / chapter / f"{chapter}.ipynb"
+        key = f"{chapter}/{chapter}.ipynb"
+        text = json.dumps(assignment(chapter, titles[chapter], setups[chapter], exercises, spec), indent=1,
+                          ensure_ascii=False) + "\n"
+        if target.exists() and not force and _digest(target.read_text(encoding="utf-8")) != manifest.get(key):
+            kept.append(target)
+            continue
         target.parent.mkdir(parents=True, exist_ok=True)
-        nb = assignment(chapter, titles[chapter], setups[chapter], exercises, spec)
-        target.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        target.write_text(text, encoding="utf-8")
+        manifest[key] = _digest(text)
         auto = sum(ex.label in spec["autograded"] for ex in exercises)
-        print(f"{target.relative_to(out_dir.parent) if out_dir.is_absolute() else target}: "
-              f"{len(exercises)} exercises, {auto} autograded parts")
+        print(f"{target}: {len(exercises)} exercises, {auto} autograded parts")
+    manifest_path.parent.mkdir(parents=True, exist_ok=True)
+    manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    for target in kept:
+        print(f"{target}: edited since it was generated, left as it is; `make assignments FORCE=1` "
+              "(python course/make_assignments.py --force) overwrites it and loses the edits", file=sys.stderr)
+    return 1 if kept else 0
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "course" / "source")
+    args = [a for a in sys.argv[1:] if a != "--force"]
+    sys.exit(main(Path(args[0]) if args else ROOT / "course" / "source", force="--force" in sys.argv[1:]))

@@ -9,3 +9,10 @@ c.CourseDirectory.db_url = "sqlite:///gradebook.db"
 # some solutions run small simulations; the default of 30 s per cell is too short on a loaded machine
 c.Execute.timeout = 600
 c.ExecutePreprocessor.timeout = 600
+# feedback shows each test cell's outcome, never the hidden tests' code (their region is cleared; a failure
+# is drawn as "HiddenTestFailed: <message>", without a traceback: course/make_assignments.py, test_cell)
+c.GenerateFeedback.preprocessors = [
+    "nbgrader.preprocessors.GetGrades",
+    "nbgrader.preprocessors.ClearHiddenTests",
+    "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
+]

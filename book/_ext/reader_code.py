@@ -11,6 +11,12 @@ When an HTML build starts, two files are written into ``code/`` of the site:
   to run a downloaded chapter, pinned to the versions of ``requirements.txt``,
   with which the stored outputs were computed.
 
+When the build ends, every notebook behind a download button (``_sources/**/*.ipynb``) gets a
+first Markdown cell with the book's title, its licences and how to cite it (from ``CITATION.cff``;
+``licence_cell``), so a chapter passed on carries its terms.
+
+The directive ``{how-to-cite}`` writes the book's reference and a BibTeX entry from ``CITATION.cff``.
+
 The role ``{reader-file}`name``` links one of these files from a page and
 fails the build when no file of that name is shipped (a wheel name left stale
 by a version bump).  Outside the HTML builder (the single page printed as the
@@ -31,6 +37,9 @@ from pathlib import Path
 from docutils import nodes
 from sphinx.errors import ExtensionError
 from sphinx.transforms.post_transforms import SphinxPostTransform
+from docutils.statemachine import StringList
+from sphinx.util.docutils import SphinxDirective
+from sphinx.util.nodes import nested_parse_with_titles
 from sphinx.util.osutil import relative_uri
 
 CODE_DIR = "code"  # the site's folder of shipped files
@@ -105,6 +114,71 @@ def _ship(app) -> None:
     app.reader_files = {wheel.name, REQUIREMENTS}
 
 
+def licence_text(root: Path) -> str:
+    """Title, licences and citation of the book, from ``CITATION.cff`` (also the assignments' header)."""
+    import yaml
+
+    cff = yaml.safe_load((Path(root) / "CITATION.cff").read_text(encoding="utf-8"))
+    authors = ", ".join(a.get("name") or f"{a.get('given-names', '')} {a.get('family-names', '')}".strip()
+                        for a in cff["authors"])
+    return (f"*{cff['title']}*, {authors}, version {cff['version']}. The text and figures are licensed under "
+            "CC BY 4.0, the code under the BSD 3-Clause licence (the repository's LICENSE); to cite it, see "
+            "its CITATION.cff.")
+
+
+def licence_cell(notebook: dict, text: str) -> dict:
+    """The notebook with ``text`` as its first Markdown cell (once: a cell already there is kept)."""
+    cells = notebook["cells"]
+    if cells and cells[0].get("id") == "licence":
+        return notebook
+    cell = {"cell_type": "markdown", "id": "licence", "metadata": {"tags": ["licence"]}, "source": text}
+    return dict(notebook, cells=[cell, *cells], nbformat_minor=max(notebook.get("nbformat_minor", 5), 5))
+
+
+def _licence_downloads(app, exc) -> None:
+    if exc is not None or app.builder.format != "html":
+        return
+    import json
+
+    text = licence_text(Path(app.srcdir))
+    for path in Path(app.outdir, "_sources").rglob("*.ipynb"):
+        notebook = json.loads(path.read_text(encoding="utf-8"))
+        path.write_text(json.dumps(licence_cell(notebook, text), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def citation(root: Path) -> str:
+    """The section *How to cite* as MyST: the reference and a BibTeX entry, from ``CITATION.cff``."""
+    import yaml
+
+    cff = yaml.safe_load((Path(root) / "CITATION.cff").read_text(encoding="utf-8"))
+    authors = " and ".join(a.get("name") or f"{a.get('family-names', '')}, {a.get('given-names', '')}"
+                           for a in cff["authors"])
+    year = str(cff["date-released"])[:4]
+    return "\n".join([
+        f"{authors.replace(' and ', ', ')} ({year}). *{cff['title']}*, version {cff['version']}. "
+        f"Licences: {', '.join(cff['license'])} (text and figures under the first, code under the second). "
+        "The repository's `CITATION.cff` holds the same record for citation managers.", "",
+        "```bibtex",
+        f"@book{{recalibration_textbook_{year},",
+        f"  title   = {{{cff['title']}}},",
+        f"  author  = {{{{{authors}}}}},",
+        f"  year    = {{{year}}},",
+        f"  version = {{{cff['version']}}},",
+        "}",
+        "```"])
+
+
+class HowToCite(SphinxDirective):
+    """``{how-to-cite}``: the citation of the book, read from ``CITATION.cff`` at build time."""
+
+    def run(self):
+        root = Path(self.env.srcdir)
+        self.env.note_dependency(str(root / "CITATION.cff"))
+        container = nodes.Element()
+        nested_parse_with_titles(self.state, StringList(citation(root).splitlines(), source="CITATION.cff"), container)
+        return container.children
+
+
 def _reader_file_role(name, rawtext, text, lineno, inliner, options=None, content=None):
     shipped = inliner.document.settings.env.app.reader_files
     if shipped is not None and text not in shipped:
@@ -136,6 +210,8 @@ class ReaderFileLinks(SphinxPostTransform):
 
 def setup(app):
     app.connect("builder-inited", _ship)
+    app.connect("build-finished", _licence_downloads)
     app.add_role("reader-file", _reader_file_role)
+    app.add_directive("how-to-cite", HowToCite)
     app.add_post_transform(ReaderFileLinks)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

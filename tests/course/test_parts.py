@@ -124,8 +124,8 @@ def cheats(label: str) -> dict[str, str]:
     value, probe = ns[part["answer"]], PROBE.get(label)
     examples = "".join(f"{name} = {_source(ns[name], repr)}\n" for name in part.get("reads", []))
     name = part["answer"]
-    planted = {"abs, np and an always-equal float": f"{TRICK}{examples}{name} = {_source(value, lambda v: '_Yes(0.0)', probe)}\n"
-                                                    "np = _AnyNumpy()\n"}
+    trick = f"{TRICK}{examples}{name} = {_source(value, lambda v: '_Yes(0.0)', probe)}\n"
+    planted = {"abs and an always-equal float": trick, "the same and np rebound": trick + "np = _AnyNumpy()\n"}
     stated = make_assignments.numbers_in(" ".join([make_assignments.plain(ex.statement), part["describe"]]))
     for c in sorted({0.0, 0.5, 1.0} | {v for v in stated if abs(v) < 1e6}):
         planted[f"constant {c:g}"] = f"{examples}{name} = {_source(value, lambda v, c=c: repr(c), probe)}\n"
