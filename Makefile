@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
 NOTEBOOKS := $(shell find book -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' | sort)
 
-.PHONY: book book-student assignments test pytest nbval strict-book html-check pdf pdf-student pdf-check notebooks benchmark clean
+.PHONY: book book-student assignments test pytest doctest kernels nbval strict-book html-check pdf pdf-student pdf-check notebooks benchmark clean
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -76,10 +76,22 @@ course-feedback: $(STAMP)
 course-export: $(STAMP)
 	$(NBGRADER) export
 
-test: pytest strict-book book-student html-check nbval
+test: pytest doctest kernels strict-book book-student html-check nbval
 
 pytest: $(STAMP) $(NODE_STAMP)
 	MPLBACKEND=Agg $(BIN)/python -m pytest tests --ignore=tests/built_book --ignore=tests/pdf
+
+# Every docstring's Examples section runs as it is printed.
+doctest: $(STAMP)
+	MPLBACKEND=Agg $(BIN)/python -m pytest --doctest-modules -p no:cacheprovider companion
+
+# The tests of floating-point extremes again under two named OpenBLAS kernels: Haswell (most AVX2
+# laptops) and Sandybridge (AVX). A test that passes on one kernel only fails here, whatever the
+# machine's own kernel is (pytest above runs under it).
+EXTREME_TESTS := tests/test_extreme_known.py tests/test_extreme_values.py tests/test_bounds_extremes.py tests/test_from_scratch.py
+kernels: $(STAMP)
+	for kernel in Haswell Sandybridge; do \
+	  OPENBLAS_CORETYPE=$$kernel MPLBACKEND=Agg $(BIN)/python -m pytest -p no:cacheprovider $(EXTREME_TESTS) || exit 1; done
 
 # Stored outputs are written natively (make notebooks); nbval re-executes them under
 # OpenBLAS's Prescott kernel (valid on every x86-64 CPU), so an output that depends on
