@@ -66,7 +66,7 @@ class LpCalibrator:
         Error threshold :math:`\omega` in [``THRESHOLD_MIN`` = 1e-15, 1).  ``"auto"`` (the default,
         used when ``epsilon`` is None) sets :math:`\omega = \omega_m` to
         :data:`AUTO_THRESHOLD_SCALE` = 2 standard deviations of an estimated group error,
-        :math:`1/\sqrt{n_{\mathrm{pool}}}` without noise (``err-multiclass-lp-auto-threshold``).
+        :math:`1/\sqrt{n_{\mathrm{pool}}}` without noise (a choice of the book, not the theorem's: see the errata).
     mass_threshold : float, optional
         :math:`\omega_m` in [1e-15, 1), the mass from which a level set is heavy (default :math:`\omega`).
     delta : float
@@ -111,7 +111,7 @@ class LpCalibrator:
     Notes
     -----
     The estimated label distribution :math:`\hat y(G)` is projected onto the simplex, so the
-    loop always terminates (``err-multiclass-lp-estimates``).  Group estimates are sums over
+    loop always terminates (a reconstruction choice: see the errata).  Group estimates are sums over
     estimation groups of distinct power-of-2 sizes (the paper's Lemma 9, ``lem-multiclass-lp-binary``),
     one pool per size and kind.  The domain (probability rows, the rounding allowance, the
     thresholds) is on the page Numerical notes (``numnotes-multiclass-lp``).
