@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.calibration_sharpness import EqualWidthBinning, UniformMassBinning
+from companion.calibration_sharpness import EqualWidthBinning, UniformMassBinning, bin_indices, equal_width_edges
 from companion.uniform_mass_binning import uniform_mass_grid
 
 
@@ -160,3 +160,15 @@ def test_fit_without_a_sort_matches_the_sorted_fit():
         counts, values = _bin_statistics(z_sorted, ones_sorted, edges)
         assert np.array_equal(fit.edges_, edges) and np.array_equal(fit.counts_, counts)
         assert np.array_equal(fit.values_, values)
+
+
+@pytest.mark.parametrize("n_bins", [6, 7, 9, 12, 100])
+def test_a_score_computed_as_b_over_B_stays_in_the_bin_on_its_left(n_bins):
+    # def-equal-width: u_b = b/B, a forecast on an edge goes to the bin on its left; with np.linspace's
+    # edges, 5/6 went to bin 6 (538 pairs (B, b) with B <= 100 were affected)
+    edges = equal_width_edges(n_bins)
+    assert all(edges[b] == b / n_bins for b in range(n_bins + 1))
+    z = np.arange(1, n_bins + 1) / n_bins
+    np.testing.assert_array_equal(bin_indices(z, edges), np.arange(n_bins))
+    fitted = EqualWidthBinning(n_bins).fit(np.repeat(z, 2), np.tile([0, 1], n_bins))
+    np.testing.assert_array_equal(fitted.predict(z), np.full(n_bins, 0.5))

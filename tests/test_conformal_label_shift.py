@@ -569,3 +569,15 @@ def test_weighted_coverage_under_label_shift_by_simulation():
 def test_bad_input_raises(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_a_float32_level_is_read_at_its_own_precision():
+    # np.float32(0.7) is 0.699999988...; read as that binary value the rank of eq. (7) came out one too
+    # large (threshold 0.4 on the scores 0.1..0.9, against 0.3 for the decimal 0.7)
+    scores = np.arange(1, 10) / 10
+    assert exact_level(np.float32(0.7)) == Fraction(7, 10) and exact_level(np.float16(0.1)) == Fraction(1, 10)
+    assert exact_level(np.float32(1 / 3)) == Fraction(1, 3)
+    assert split_threshold(scores, np.float32(0.7)) == split_threshold(scores, 0.7) == 0.3
+    labels = np.array([0, 1] * 4 + [0])
+    np.testing.assert_array_equal(label_conditional_thresholds(scores, labels, np.float32([0.7, 0.7])),
+                                  label_conditional_thresholds(scores, labels, [0.7, 0.7]))

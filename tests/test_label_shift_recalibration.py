@@ -176,3 +176,8 @@ def test_a_predict_proba_array_is_refused_with_the_column_to_pass():
     # class-1 probabilities in any other shape are corrected entry by entry, as before
     pairs = np.array([[0.2, 0.3], [0.6, 0.9]])
     np.testing.assert_array_equal(prior_correction(pairs, 0.5, 0.1), prior_correction(pairs.ravel(), 0.5, 0.1).reshape(2, 2))
+
+
+def test_composite_names_z_source_when_it_is_too_short_for_its_bins():
+    with pytest.raises(ValueError, match=r"^z_source must hold at least 2 \* n_bins = 8 samples, got 6"):
+        CompositeRecalibrator(4).fit(np.linspace(0.1, 0.9, 6), [0, 1, 0, 1, 0, 1], [0, 1])

@@ -196,6 +196,22 @@ def test_correction_refuses_weights_above_its_domain():
     np.testing.assert_allclose(posterior_correction([[0.3, 0.7]], [1e300, 5e299]), [[0.6 / 1.3, 0.7 / 1.3]], rtol=1e-15)
 
 
+def test_correction_does_not_depend_on_the_scale_of_the_weights():
+    # equal tiny weights: the exact answer is the row itself (the products w * eta were subnormal before
+    # the weights were divided by the largest one: 1e-20 came back 1.1e-5 off)
+    row = np.array([1e-20, 1 - 1e-20])
+    np.testing.assert_array_equal(posterior_correction(row, [1e-300, 1e-300]), row)
+    # a row with mass 1e-30 on the one class of positive weight: exactly (0, 1), not a refusal as 0/0
+    np.testing.assert_array_equal(posterior_correction([1 - 1e-30, 1e-30], [0.0, 1e-300]), [0.0, 1.0])
+    # scaling the weights by any factor inside the domain changes nothing (exact Bayes rule in fractions)
+    from fractions import Fraction
+    eta, w = [0.2, 0.3, 0.5], [1e-12, 3e-12, 5e-13]
+    exact = [Fraction(a) * Fraction(b) for a, b in zip(eta, w)]
+    expected = [float(e / sum(exact)) for e in exact]
+    for scale in (1e-290, 1.0, 1e280):
+        np.testing.assert_allclose(posterior_correction(eta, np.array(w) * scale), expected, rtol=4 * 2**-52)
+
+
 # ---------------------------------------------------------------------------
 # Labels
 # ---------------------------------------------------------------------------

@@ -43,9 +43,18 @@ _MAX_EDGES = 10**8
 
 
 def equal_width_edges(n_bins: int) -> np.ndarray:
-    """Edges ``0, 1/B, ..., 1`` of ``n_bins`` equal-width bins on [0, 1] (``n_bins`` at most ``10**8``)."""
+    """Edges ``0, 1/B, ..., 1`` of ``n_bins`` equal-width bins on [0, 1] (``n_bins`` at most ``10**8``).
+
+    Each edge is the float nearest to ``b / B`` (``np.linspace`` rounds some a unit lower, which sends a
+    score computed as ``b / B`` to the bin on its right).
+
+    Examples
+    --------
+    >>> equal_width_edges(6)[5] == 5 / 6
+    True
+    """
     n_bins = check_int(n_bins, "n_bins", minimum=1, maximum=_MAX_EDGES)
-    return np.linspace(0.0, 1.0, n_bins + 1)
+    return np.arange(n_bins + 1) / n_bins
 
 
 # ---------------------------------------------------------------------------
@@ -111,13 +120,13 @@ def _check_no_empty_bin(counts: np.ndarray, edges: np.ndarray) -> None:
         empty = int(np.flatnonzero(counts == 0)[0])
         raise ValueError(
             f"z has no sample point in bin {empty} (edges {edges[empty]:.6g}, {edges[empty + 1]:.6g}), "
-            "so the bin's mean (eq. (9)) is undefined; use fewer bins or data without tied scores"
+            "so the bin's mean (eq. (9)) is undefined; use fewer bins (tied scores on an edge empty a bin)"
         )
 
 
-def _check_enough_samples(n: int, n_bins: int) -> None:
+def _check_enough_samples(n: int, n_bins: int, name: str = "z") -> None:
     if n < 2 * n_bins:
-        raise ValueError(f"z must hold at least 2 * n_bins = {2 * n_bins} samples, got {n}")
+        raise ValueError(f"{name} must hold at least 2 * n_bins = {2 * n_bins} samples, got {n}")
 
 
 def _checked_sample(z, y, n_bins: int) -> tuple[np.ndarray, float, np.ndarray]:
@@ -151,7 +160,7 @@ class _HistogramBinning:
         z, smallest, y = _checked_sample(z, y, self.n_bins)
         scratch = np.empty(z.size, dtype=np.int64)
         edges = self._edges(z, scratch)  # step 1: u_0 = 0 <= u_1 <= ... <= u_B = 1
-        lookup = BinLookup(edges[1:-1])  # step 2: the bin of z is #{k : u_k < z} (a cell table, not a binary search)
+        lookup = BinLookup(edges[1:-1])  # step 2: the bin of z (from 0) is #{interior edges u_k < z} (a cell table, not a binary search)
         per_code = np.bincount(lookup.bins(z, smallest, out=scratch, labels=y), minlength=2 * self.n_bins)  # 2 bin + label
         counts = per_code[0::2] + per_code[1::2]  # step 3: n_I ...
         _check_no_empty_bin(counts, edges)

@@ -153,30 +153,43 @@ def exact_level(alpha) -> Fraction:
     The exact rank :math:`\lceil(1-\alpha)(n+1)\rceil` of :func:`conformal_rank`
     and the tie rule of :func:`weighted_thresholds` both use this fraction,
     so equal weights give the split threshold at ``alpha = 1/3`` as at 0.1.
+    A ``float32`` or ``float16`` level is read at its own precision
+    (``np.float32(0.1)`` is 1/10, not the double nearest to it).
+
+    Examples
+    --------
+    >>> exact_level(0.1), exact_level(1 / 3), exact_level(np.float32(0.7))
+    (Fraction(1, 10), Fraction(1, 3), Fraction(7, 10))
     """
     return _as_level(alpha)
 
 
 def _as_level(alpha, name: str = "alpha") -> Fraction:
     """``alpha`` in (0, 1) as an exact fraction (a float read as the simplest fraction that rounds to it)."""
+    low = alpha if isinstance(alpha, (np.float32, np.float16)) else None  # read at its own precision
     alpha = _scalar(alpha)
     if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real):
         raise ValueError(f"{name} must be a real number in (0, 1), got {alpha!r}")
     if isinstance(alpha, numbers.Rational):
         frac = Fraction(alpha)
     else:
-        a = float(alpha)
-        if not 0.0 < a < 1.0:
+        if not 0.0 < float(alpha) < 1.0:
             raise ValueError(f"{name} must lie in the open interval (0, 1), got {alpha!r}")
-        frac = Fraction(repr(a))
-        if 10**7 % frac.denominator:  # not a decimal of at most seven digits (those are the simplest, see exact_level)
-            # the reals that round to a: up to half-way to each neighbouring double.  The half-way points have a
-            # larger power-of-two denominator than a itself, so the simplest fraction is never one of them.
-            x = Fraction(a)
-            frac = _simplest_between((x + Fraction(math.nextafter(a, 0.0))) / 2,
-                                     (x + Fraction(math.nextafter(a, 1.0))) / 2)
+        frac = _simplest_rounding_to(np.float64(alpha) if low is None else low)
     if not (0 < frac < 1):
         raise ValueError(f"{name} must lie in the open interval (0, 1), got {alpha!r}")
+    return frac
+
+
+def _simplest_rounding_to(x: np.floating) -> Fraction:
+    """The simplest fraction among the reals that round to ``x`` in its own precision (float64, float32, float16)."""
+    frac = Fraction(np.format_float_positional(x, unique=True, trim="-"))  # the shortest decimal that rounds to x
+    if 10**7 % frac.denominator:  # not a decimal of at most seven digits (those are the simplest, see exact_level)
+        # the reals that round to x: up to half-way to each neighbouring float.  The half-way points have a
+        # larger power-of-two denominator than x itself, so the simplest fraction is never one of them.
+        exact, zero, one = Fraction(float(x)), x.dtype.type(0), x.dtype.type(1)
+        frac = _simplest_between((exact + Fraction(float(np.nextafter(x, zero)))) / 2,
+                                 (exact + Fraction(float(np.nextafter(x, one)))) / 2)
     return frac
 
 
@@ -184,10 +197,11 @@ def _as_levels(alpha, k: int, name: str = "alpha") -> list[Fraction]:
     """A scalar level or one level per class, as exact fractions."""
     if np.ndim(alpha) == 0:
         return [_as_level(alpha, name)] * k
-    arr = np.asarray(alpha, dtype=object).ravel()
+    arr = alpha.ravel() if isinstance(alpha, np.ndarray) and alpha.dtype in (np.float32, np.float16) else np.asarray(alpha, dtype=object).ravel()
     if np.ndim(alpha) != 1 or arr.size != k:
         raise ValueError(f"{name} must be a scalar or hold one level per class ({k}), got shape {np.shape(alpha)}")
-    return [_as_level(a.item() if isinstance(a, np.generic) else a, f"{name}[{j}]") for j, a in enumerate(arr)]
+    return [_as_level(a if isinstance(a, (np.float32, np.float16)) or not isinstance(a, np.generic) else a.item(),
+                      f"{name}[{j}]") for j, a in enumerate(arr)]
 
 
 def _ceil_rank(levels: list[Fraction], counts: np.ndarray) -> np.ndarray:

@@ -218,11 +218,16 @@ def weighted_thresholds(cal_scores, y_cal, weights, alpha) -> np.ndarray:
     -----
     A cumulative weight that equals the level reaches it, and weights are
     usually rounded ratios (``0.3 / 0.1`` is ``2.9999999999999996``); the
-    comparison in step 3 therefore counts a relative shortfall below
-    :math:`\tau = 8(k+2)\epsilon` as reaching the level.  For weights within
-    rounding of rationals with small denominators every threshold is that of
-    eq. (8) in exact arithmetic; a genuine shortfall below :math:`\tau` (a class
-    :math:`10^{17}` times lighter than another) is read as a tie.  The rule,
+    comparison in step 3 therefore counts a shortfall of at most
+    :math:`\tau(C_j + \text{level})`, about :math:`2\tau` of the level with
+    :math:`\tau = 8(k+2)\epsilon` (read at float32's epsilon for float32 or float16
+    weights), as reaching it.  For weights within rounding of rationals
+    :math:`a/b` with small numerators and denominators, every threshold is that of
+    eq. (8) in exact arithmetic as long as :math:`b\,m\,(2n+m)(k+2)\le2\cdot10^{14}`
+    (:math:`m` the largest numerator; divide the bound by :math:`2^{29}` for float32
+    weights, so pass float64 weights for large ``n``).  A genuine shortfall that
+    small (a class whose total weight is below about :math:`2\tau C_n`, e.g. 1e-9
+    of the rest at n = 1e5) is read as a tie.  The rule,
     its exactness condition and their tests: book page *Numerical notes*.
     Cost :math:`O(n\log n + nk)` per calibration set.
 
@@ -246,7 +251,7 @@ def weighted_thresholds(cal_scores, y_cal, weights, alpha) -> np.ndarray:
     denom = cum[..., -1:] + w  # C_n + w_y, (..., k)
     if np.any(denom <= 0):
         raise ValueError("weights of the calibration labels and of a candidate label are all zero: eq. (9) is 0/0 for it")
-    # step 3: the first j with C_j >= (1 - alpha)(C_n + w_y), a relative shortfall below tau counting as a tie
+    # step 3: the first j with C_j >= (1 - alpha)(C_n + w_y), a shortfall below tau (C_j + level) counting as a tie
     tau = WEIGHT_RTOL_PER_CLASS * (k + 2) * tie_eps(weights)  # float32 (or float16) weights: float32's epsilon
     j = _first_reaching(cum, float(level) * denom * ((1.0 - tau) / (1.0 + tau)))
     return np.where(j < n, np.take_along_axis(s_sorted, np.minimum(j, n - 1), axis=-1), 1.0)  # none: the point 1

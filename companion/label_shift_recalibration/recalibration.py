@@ -29,6 +29,7 @@ import numpy as np
 from .._checks import as_labels, as_probabilities, check_int, check_same_length
 from .._numerics import _returned
 from ..calibration_sharpness import UniformMassBinning
+from ..calibration_sharpness.binning import _check_enough_samples
 
 __all__ = [
     "prior_correction",
@@ -184,6 +185,7 @@ class CompositeRecalibrator:
         """Fit on source forecasts and labels, and target labels only (``alg-ls-composite``)."""
         z_source, y_source, y_target = _composite_inputs(z_source, y_source, y_target)
         n_bins = cube_root_bins(z_source.size) if self.n_bins is None else self.n_bins
+        _check_enough_samples(z_source.size, n_bins, "z_source")
         self.binning_ = UniformMassBinning(n_bins).fit(z_source, y_source)  # step 1: h_P, bin means theta_I
         self.source_prior_ = _class_prior(y_source, "y_source")  # step 2: p_1 and q_1, the weights of eq. (16)
         self.target_prior_ = _class_prior(y_target, "y_target")

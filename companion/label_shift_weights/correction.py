@@ -188,6 +188,7 @@ def posterior_correction(probs, weights) -> np.ndarray:
     """
     w = _check_weights(weights)
     eta = _check_posterior_rows(probs, w.size)
+    w = w / w.max()  # only the ratios matter: products at most 1, none lost to underflow by the scale
     u = eta * w  # step 1: u_ty = w_y eta_ty
     total = u.sum(axis=1)
     if np.any(total <= 0.0):

@@ -198,7 +198,10 @@ def platt(posteriors, target_masses, target_prior, auc, *, xtol: float = 1e-15, 
     r"""Platt scaling (8b), :math:`\eta_Q = 1/(1+e^{-(a\eta_P + b)})`, with :math:`a, b` from the QMM system (8c).
 
     The algorithm box ``alg-tp-qmm`` of the book with :math:`x = \eta_P` and the
-    logistic link; the slope is searched in :data:`SLOPE_RANGE`.
+    logistic link; the slope is searched in :data:`SLOPE_RANGE`.  Posteriors of a
+    confident classifier that all lie within about 1e-4 standard deviations of one
+    another need a larger slope: the system is then refused naming ``SLOPE_RANGE``,
+    and :func:`cspd` (on the log-odds) solves it.
 
     Parameters
     ----------
