@@ -50,7 +50,9 @@ def equal_width_edges(n_bins: int) -> np.ndarray:
 
     Examples
     --------
-    >>> equal_width_edges(6)[5] == 5 / 6
+    >>> equal_width_edges(4).tolist()
+    [0.0, 0.25, 0.5, 0.75, 1.0]
+    >>> bool(equal_width_edges(6)[5] == 5 / 6)
     True
     """
     n_bins = check_int(n_bins, "n_bins", minimum=1, maximum=_MAX_EDGES)
