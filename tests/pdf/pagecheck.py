@@ -166,11 +166,12 @@ def split_frames(pages: list[Page], least: int = 2) -> list[tuple[int, str, int]
                 faults.append((page.number, "end", n))
             if following is None:
                 continue
-            for other in following.frames:
-                if other[1] <= following.top + EDGE and other[0] < frame[2] and frame[0] < other[2]:
-                    m = _lines_in(following, other)
-                    if m < least:
-                        faults.append((following.number, "start", m))
+            # the part at the top of the next page is the outermost frame there: a box's title bar is a frame
+            # nested in it, and a new box that starts at the head after one that ended at the foot has one too
+            starts = [_lines_in(following, other) for other in following.frames
+                      if other[1] <= following.top + EDGE and other[0] < frame[2] and frame[0] < other[2]]
+            if starts and max(starts) < least:
+                faults.append((following.number, "start", max(starts)))
     return sorted(set(faults))
 
 
