@@ -1311,3 +1311,53 @@ reg(TP + "remark1_quantification", dict(true_priors=np.array([0.05, 0.1]), examp
     dict(true_priors=array(out=(("entry_0", [0.0]), ("entry_1.5", [1.5]))), example=EX))
 reg(TP + "sampled_table1", dict(n_values=np.array([100, 200]), n_reps=2, rng=0, example=_rating()),
     dict(n_values=NS(), n_reps=REPS, rng=SEED, example=EX))
+
+# --- the practitioner's estimators (companion.estimators, issue 38) -------------------------------------------
+# scikit-learn's convention: __init__ only stores its parameters and fit validates them.  A constructor's case
+# therefore builds the estimator with the values under test and fits it (``_fitted_by``): a bad value must be
+# refused by fit with a ValueError naming the parameter.  estimator=None: X are probability rows (PROBS3, PROBS2).
+
+
+def _fitted_by(cls, *fit_args):
+    """A ``make`` for a constructor's case: an object whose attribute ``cls.__name__`` builds ``cls(**params)`` and fits it."""
+    import types
+
+    return lambda: types.SimpleNamespace(**{cls.__name__: lambda **params: cls(**params).fit(*fit_args)})
+
+
+def _est(name):
+    import companion.estimators as E
+
+    return getattr(E, name)
+
+
+ES = "estimators."
+LABELS_ANY = labels(skip=("str_entries", "wrong_ndim"))  # string labels are labels; a column vector is raveled (scikit-learn)
+EST = obj(skip=("None",))  # a fitted classifier, or None for probability rows
+W_ARG = dataclasses.replace(option(), out=(("negative", [-1.0, 1.0, 1.0]), ("wrong_k", [1.0, 1.0]), ("all_zero", [0.0, 0.0, 0.0])))
+_PT = PROBS3[::-1].copy()  # the "target" rows of the valid calls
+reg(ES + "TargetPriorEstimator", dict(estimator=None, method="mlls", calibration="bcts", regularization=0.1),
+    dict(estimator=EST, method=option(), calibration=option(none_ok=True), regularization=real(out=(0.0, -1.0), skip=("None",))),
+    make=_fitted_by(_est("TargetPriorEstimator"), PROBS3, Y3, _PT))
+reg(ES + "TargetPriorEstimator.fit", dict(X_source_cal=PROBS3, y_source_cal=Y3, X_target=_PT),
+    dict(X_source_cal=ROWS, y_source_cal=LABELS_ANY, X_target=ROWS), make=lambda: _est("TargetPriorEstimator")())
+reg(ES + "LabelShiftCalibratedClassifier",
+    dict(estimator=None, method="bcts", prior="mlls", target_prior=np.array([0.2, 0.3, 0.5]), n_bins=3),
+    dict(estimator=EST, method=option(), prior=option(),
+         target_prior=array(skip=("None",), out=(("not_summing_to_1", [0.5, 0.5, 0.5]), ("negative", [-0.5, 0.5, 1.0]),
+                                                 ("wrong_k", [0.5, 0.5]))),
+         n_bins=integer(skip=("None",))),
+    make=_fitted_by(_est("LabelShiftCalibratedClassifier"), PROBS3, Y3))
+reg(ES + "LabelShiftCalibratedClassifier.fit", dict(X_source_cal=PROBS3, y_source_cal=Y3, X_target=_PT),
+    dict(X_source_cal=ROWS, y_source_cal=LABELS_ANY, X_target=ROWS),
+    make=lambda: _est("LabelShiftCalibratedClassifier")(method="bcts"))
+for _m in ("predict_proba", "predict"):
+    reg(ES + "LabelShiftCalibratedClassifier." + _m, dict(X=PROBS3), dict(X=ROWS),
+        make=lambda: _est("LabelShiftCalibratedClassifier")(method="bcts").fit(PROBS3, Y3, _PT))
+reg(ES + "WeightedConformalClassifier", dict(estimator=None, alpha=0.1, weights="mlls", label_conditional=False, score="lac"),
+    dict(estimator=EST, alpha=P01, weights=W_ARG, label_conditional=boolean(), score=option()),
+    make=_fitted_by(_est("WeightedConformalClassifier"), PROBS3, Y3, _PT))
+reg(ES + "WeightedConformalClassifier.fit", dict(X_cal=PROBS3, y_cal=Y3, X_target=_PT),
+    dict(X_cal=ROWS, y_cal=LABELS_ANY, X_target=ROWS), make=lambda: _est("WeightedConformalClassifier")())
+reg(ES + "WeightedConformalClassifier.predict_set", dict(X=PROBS3), dict(X=ROWS),
+    make=lambda: _est("WeightedConformalClassifier")().fit(PROBS3, Y3, _PT))

@@ -8,7 +8,11 @@ The chapters' order comes from ``_toc.yml``; chapter ``book/chNN_<slug>.ipynb`` 
   earlier chapters;
 * a chapter notebook imports only the ground floor, its own package and earlier chapters';
 * no two modules import each other, directly or through others (no cycle);
-* every chapter has its package and every package is a chapter's or the ground floor's.
+* every chapter has its package and every package is a chapter's or the ground floor's;
+* the *top floor* (the practitioner's estimators, ``companion.estimators``) may import every
+  chapter's algorithm modules, but not a chapter's package itself (its ``__init__`` loads the
+  derivations and experiments), its ``derivations`` or ``experiments``, nor ``plotting``; no other
+  module imports the top floor.
 
 Imports are read with :mod:`ast` (module level and inside functions, relative ones resolved), so
 nothing is imported to check them.
@@ -172,12 +176,39 @@ def layout_problems(root: Path, slugs: list[str], ground_floor: set[str]) -> lis
     return out
 
 
-def check(root: Path, toc: Path, book: Path, ground_floor: set[str]) -> list[str]:
+#: What the top floor must not import: modules that load SymPy, the experiments or matplotlib.
+HEAVY_MODULES = ("derivations", "experiments")
+
+
+def _on_top_floor(module: str, top_floor) -> bool:
+    parts = module.split(".")
+    return len(parts) > 1 and parts[1] in top_floor
+
+
+def top_floor_violations(graph: dict[str, set[str]], slugs: list[str], top_floor) -> list[str]:
+    """The top floor importing a chapter package, derivations, experiments or plotting; any other module importing the top floor."""
+    out = []
+    for module, targets in sorted(graph.items()):
+        top = _on_top_floor(module, top_floor)
+        for target in sorted(targets):
+            parts = target.split(".")
+            if not top and _on_top_floor(target, top_floor):
+                out.append(f"{module} imports {target} from the top floor (only the top floor builds on the chapters' algorithms)")
+            elif top and owner(target, slugs) is not None and (len(parts) == 2 or parts[2] in HEAVY_MODULES):
+                out.append(f"{module} (top floor) imports {target}: import the chapter's algorithm modules, "
+                           "not its package, derivations or experiments")
+            elif top and parts[1:2] == ["plotting"]:
+                out.append(f"{module} (top floor) imports {target}: the estimators load no plotting")
+    return out
+
+
+def check(root: Path, toc: Path, book: Path, ground_floor: set[str], top_floor: frozenset = frozenset()) -> list[str]:
     """All problems of a companion tree, a table of contents and its notebooks (empty when book order holds)."""
     slugs = chapter_slugs(toc)
     graph = import_graph(root)
-    problems = layout_problems(root, slugs, ground_floor)
-    problems += order_violations(graph, slugs)
+    problems = layout_problems(root, slugs, set(ground_floor) | set(top_floor))
+    problems += order_violations({m: t for m, t in graph.items() if not _on_top_floor(m, top_floor)}, slugs)
+    problems += top_floor_violations(graph, slugs, top_floor)
     problems += [f"import cycle: {' -> '.join(c)}" for c in cycles(_package_importing_itself(graph))]
     problems += [f"{m} imports its own package {m.rsplit('.', 1)[0]} (its __init__ imports it back)"
                  for m, targets in sorted(graph.items()) if m.count(".") >= 2 and m.rsplit(".", 1)[0] in targets]

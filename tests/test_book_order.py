@@ -14,10 +14,11 @@ import book_order as B  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 GROUND_FLOOR = {"scenarios"}
+TOP_FLOOR = frozenset({"estimators"})  # the practitioner's estimators: build on every chapter, imported by none
 
 
 def test_the_companion_follows_book_order():
-    problems = B.check(REPO / "companion", REPO / "_toc.yml", REPO / "book", GROUND_FLOOR)
+    problems = B.check(REPO / "companion", REPO / "_toc.yml", REPO / "book", GROUND_FLOOR, TOP_FLOOR)
     assert not problems, "\n".join(problems)
 
 
@@ -49,6 +50,36 @@ def _tree(tmp_path: Path, files: dict[str, str], notebooks: dict[str, str] | Non
         cells = [{"cell_type": "code", "source": code.splitlines(keepends=True)}]
         (book / f"{name}.ipynb").write_text(json.dumps({"cells": cells}))
     return B.check(root, toc, book, set())
+
+
+def _top_tree(tmp_path: Path, files: dict[str, str]):
+    """A small tree with a top floor ``companion/top.py`` (checked with ``top_floor={"top"}``)."""
+    root = tmp_path / "companion"
+    for rel, text in {"__init__.py": "", "plotting.py": "", "first/__init__.py": "from . import a, derivations\n",
+                      "first/a.py": "", "first/derivations.py": "", "second/__init__.py": "", **files}.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    toc = tmp_path / "_toc.yml"
+    toc.write_text("parts:\n  - chapters:\n      - file: book/ch01_first\n      - file: book/ch02_second\n")
+    (tmp_path / "book").mkdir()
+    return B.check(root, toc, tmp_path / "book", set(), frozenset({"top"}))
+
+
+def test_the_top_floor_may_import_the_chapters_algorithms(tmp_path):
+    assert _top_tree(tmp_path, {"top.py": "from .first.a import x\nfrom ._checks import y\n", "_checks.py": ""}) == []
+
+
+@pytest.mark.parametrize(("line", "target"), [("from .first import a", "companion.first"),
+                                              ("from .first.derivations import d", "companion.first.derivations"),
+                                              ("from . import plotting", "companion.plotting")])
+def test_the_top_floor_importing_a_package_derivations_or_plotting_fails(tmp_path, line, target):
+    problems = _top_tree(tmp_path, {"top.py": line + "\n"})
+    assert any(p.startswith(f"companion.top (top floor) imports {target}:") for p in problems), problems
+
+
+def test_a_chapter_importing_the_top_floor_fails(tmp_path):
+    problems = _top_tree(tmp_path, {"top.py": "", "second/b.py": "def f():\n    from ..top import E\n"})
+    assert problems == ["companion.second.b imports companion.top from the top floor (only the top floor builds on the chapters' algorithms)"]
 
 
 def test_a_clean_tree_passes(tmp_path):
