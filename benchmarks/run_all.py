@@ -23,7 +23,7 @@ sys.path.insert(0, str(HERE))
 from harness import available, machine, markdown  # noqa: E402
 
 MODULES = ["bench_binning", "bench_figures_1_2", "bench_label_shift_weights", "bench_label_shift",
-           "bench_multiclass", "bench_conformal"]
+           "bench_multiclass", "bench_conformal", "bench_practitioner"]
 PEERS = {"sklearn": "scikit-learn", "quapy": "QuaPy", "mapie": "MAPIE", "crepes": "crepes"}
 
 PAGE = """(benchmarks)=
