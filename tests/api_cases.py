@@ -632,6 +632,17 @@ def _tlb_fitted():
     return TopLabelBinning(3).fit(PROBS3, Y3)
 
 
+def _built_and_fitted(module: str, name: str, *fit_args):
+    """``make`` for an estimator's constructor case: scikit-learn's __init__ only stores, so the case builds and fits."""
+    import types
+
+    cls = lambda: getattr(importlib.import_module("companion." + module), name)  # noqa: E731
+    return lambda: types.SimpleNamespace(**{name: lambda **params: cls()(**params).fit(*fit_args)})
+
+
+SCORES_COL = dataclasses.replace(PROBS_ARR, skip=("wrong_ndim",))  # scores: 1-D or one column (n, 1), as scikit-learn
+
+
 def _coord_partition():
     from companion.binning_label_shift import CoordinatePartition
 
@@ -825,13 +836,15 @@ reg("label_shift_recalibration.recalibration.prior_correction", dict(z=Z, source
     dict(z=array(skip=("wrong_ndim",), out=(("entry_1.5", np.r_[1.5, Z[1:]]),)),  # any shape; priors broadcast
          source_prior=real(out=(0.0, 1.0, -0.1, 1.5), skip=("list",)), target_prior=real(out=(0.0, 1.0, -0.1, 1.5), skip=("list",))))
 reg("label_shift_recalibration.recalibration.cube_root_bins", dict(n=1000), dict(n=integer()))
-reg("label_shift_recalibration.recalibration.CompositeRecalibrator", dict(n_bins=3), dict(n_bins=integer(skip=("None",))))
+reg("label_shift_recalibration.recalibration.CompositeRecalibrator", dict(n_bins=3, target_prior=0.3),
+    dict(n_bins=integer(skip=("None",)), target_prior=real(out=(0.0, 1.0, -0.1, 1.5), skip=("None",))),
+    make=_built_and_fitted("label_shift_recalibration", "CompositeRecalibrator", Z, Y))
 reg("label_shift_recalibration.recalibration.CompositeRecalibrator.fit", dict(z_source=Z, y_source=Y, y_target=Y[:12]),
-    dict(z_source=PROBS_ARR, y_source=labels(), y_target=labels(length=False)),
+    dict(z_source=SCORES_COL, y_source=labels(skip=("str_entries",)), y_target=labels(length=False)),  # any labels
     make=lambda: __import__("companion.label_shift_recalibration", fromlist=["x"]).CompositeRecalibrator(3))
 reg("label_shift_recalibration.recalibration.CompositeRecalibrator.correct", dict(z=Z), dict(z=array(skip=("wrong_ndim",), out=(("entry_1.5", np.r_[1.5, Z[1:]]),))),
     make=_composite)  # any shape, as prior_correction
-reg("label_shift_recalibration.recalibration.CompositeRecalibrator.predict", dict(z=Z), dict(z=PROBS_ARR), make=_composite)
+reg("label_shift_recalibration.recalibration.CompositeRecalibrator.predict", dict(z=Z), dict(z=SCORES_COL), make=_composite)
 reg("label_shift_recalibration.recalibration.LabelShiftEstimators", dict(source=None, target=None, label_shift=None, composite=None),
     dict(source=REC, target=REC, label_shift=REC, composite=REC))
 reg("label_shift_recalibration.recalibration.fit_label_shift_estimators", dict(z_source=Z, y_source=Y, z_target=Z[:12], y_target=Y[:12], n_bins_source=3,
@@ -922,22 +935,30 @@ reg("binning_label_shift.canonical_binning.LogRatioGridPartition",
     dict(contrasts=array(ndim=2), edges=obj()))
 reg("binning_label_shift.canonical_binning.LogRatioGridPartition.coordinates", dict(probs=PROBS3), dict(probs=ROWS), make=_logratio_partition)
 reg("binning_label_shift.canonical_binning.LogRatioGridPartition.assign", dict(probs=PROBS3), dict(probs=ROWS), make=_logratio_partition)
-reg("binning_label_shift.canonical_binning.uniform_mass_partition", dict(probs=PROBS3, n_bins=3, coordinate=1),
-    dict(probs=ROWS, n_bins=integer(), coordinate=integer(minimum=0, out=(3,))))
+reg("binning_label_shift.canonical_binning.uniform_mass_partition", dict(probs=PROBS2, n_bins=3, coordinate=1),
+    dict(probs=dataclasses.replace(ROWS2, out=ROWS2.out + (("three_columns", PROBS3),)), n_bins=integer(),
+         coordinate=integer(minimum=0, out=(3,))))
+reg("binning_label_shift.canonical_binning.log_ratio_quantile_partition", dict(probs=PROBS3, n_bins=4),
+    dict(probs=dataclasses.replace(ROWS, out=ROWS.out + (("zero_entry", np.r_[[[0.5, 0.5, 0.0]], PROBS3[1:]]),)), n_bins=integer()))
 reg("binning_label_shift.canonical_binning.bin_class_counts", dict(bins=np.array([0, 1, 1, 0]), codes=np.array([0, 1, 2, 2]), n_bins=2, n_classes=3),
     dict(bins=labels(out=(("entry_neg", [-1, 0, 0, 0]),)), codes=labels(), n_bins=integer(), n_classes=integer()))
-reg("binning_label_shift.canonical_binning.CanonicalBinning", dict(partition=_coord_partition()), dict(partition=obj()))
+reg("binning_label_shift.canonical_binning.CanonicalBinning", dict(partition=_coord_partition()), dict(partition=obj()),
+    make=_built_and_fitted("binning_label_shift", "CanonicalBinning", PROBS3, Y3))
 reg("binning_label_shift.canonical_binning.CanonicalBinning.fit", dict(probs=PROBS3, y=Y3), dict(probs=ROWS, y=labels(skip=("str_entries",)),  # any label type
     classes=free("None or the class values")),
     make=lambda: __import__("companion.binning_label_shift", fromlist=["x"]).CanonicalBinning(_coord_partition()))
-reg("binning_label_shift.canonical_binning.CanonicalBinning.predict", dict(probs=PROBS3), dict(probs=ROWS), make=_canonical)
-reg("binning_label_shift.canonical_binning.LabelShiftCanonicalBinning", dict(partition=_coord_partition()), dict(partition=obj()))
+for _m in ("predict", "transform"):
+    reg("binning_label_shift.canonical_binning.CanonicalBinning." + _m, dict(probs=PROBS3), dict(probs=ROWS), make=_canonical)
+reg("binning_label_shift.canonical_binning.LabelShiftCanonicalBinning", dict(partition=_coord_partition(), weights=WEIGHTS3),
+    dict(partition=obj(), weights=array(skip=("None",), out=(("entry_neg", [-1.0, 1.0, 1.0]),))),
+    make=_built_and_fitted("binning_label_shift", "LabelShiftCanonicalBinning", PROBS3, Y3))
 reg("binning_label_shift.canonical_binning.LabelShiftCanonicalBinning.fit", dict(probs=PROBS3, y=Y3, weights=WEIGHTS3),
     dict(probs=ROWS, y=labels(skip=("str_entries",)), weights=array(out=(("entry_neg", [-1.0, 1.0, 1.0]),)),  # any label type
          classes=free("None or the class values")),
     make=_canonical_ls)
-reg("binning_label_shift.canonical_binning.LabelShiftCanonicalBinning.predict", dict(probs=PROBS3), dict(probs=ROWS),
-    make=lambda: _canonical_ls().fit(PROBS3, Y3, WEIGHTS3))
+for _m in ("predict", "transform"):
+    reg("binning_label_shift.canonical_binning.LabelShiftCanonicalBinning." + _m, dict(probs=PROBS3), dict(probs=ROWS),
+        make=lambda: _canonical_ls().fit(PROBS3, Y3, WEIGHTS3))
 
 # --- plotting ----------------------------------------------------------------
 reg("plotting.use_book_style", {}, {})
@@ -1033,9 +1054,12 @@ reg("label_shift_weights.correction.posterior_correction", dict(probs=PROBS3, we
 reg("label_shift_weights.scaling.scale_probabilities", dict(probs=PROBS3, slope=np.array([1.0, 1.2, 0.8])),
     dict(probs=ROWS, slope=array(out=(("wrong_k", [1.0, 1.0]),)), bias=array(skip=("None",))))
 CASES["label_shift_weights.scaling.scale_probabilities"].args["bias"] = np.array([0.0, 0.1, -0.1])
-reg("label_shift_weights.scaling.ScalingCalibrator", dict(kind="ts", slope=np.ones(1), bias=np.zeros(3), nll=1.0),
-    dict(kind=option(), slope=array(), bias=array(), nll=real()))
-reg("label_shift_weights.scaling.ScalingCalibrator.transform", dict(probs=PROBS3), dict(probs=ROWS), make=_scaling)
+reg("label_shift_weights.scaling.ScalingCalibrator", dict(kind="ts"), dict(kind=option(), gtol=TOL),
+    make=_built_and_fitted("label_shift_weights", "ScalingCalibrator", PROBS3, Y3))
+reg("label_shift_weights.scaling.ScalingCalibrator.fit", dict(probs=PROBS3, y=Y3), dict(probs=ROWS, y=LAB3, classes=free("None or class values")),
+    make=lambda: __import__("companion.label_shift_weights", fromlist=["x"]).ScalingCalibrator("bcts"))
+for _m in ("predict", "transform"):
+    reg("label_shift_weights.scaling.ScalingCalibrator." + _m, dict(probs=PROBS3), dict(probs=ROWS), make=_scaling)
 reg("label_shift_weights.scaling.fit_scaling", dict(probs=PROBS3, y=Y3, kind="bcts"), dict(probs=ROWS, y=LAB3, kind=option(), classes=free("None or class values"),
                                                                      gtol=TOL))
 reg("label_shift_weights.estimators.BBSEResult", dict(weights=WEIGHTS3, raw_weights=WEIGHTS3, target_prior=WEIGHTS3 / 3, source_prior=np.full(3, 1 / 3),

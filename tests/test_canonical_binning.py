@@ -108,8 +108,8 @@ def test_empty_bin_and_bad_partitions_raise():
         CoordinatePartition([0.1, 0.5, 1.0])
     with pytest.raises(ValueError, match="rows summing to 0"):
         LogRatioGridPartition([[1.0, 1.0]], [[-np.inf, np.inf]])
-    with pytest.raises(ValueError, match="partition"):
-        CanonicalBinning(object())
+    with pytest.raises(ValueError, match="partition"):  # stored by the constructor, checked by fit (scikit-learn)
+        CanonicalBinning(object()).fit(probs, [0, 1, 0])
     with pytest.raises(ValueError, match="not fitted"):
         CanonicalBinning(CoordinatePartition([0.0, 1.0])).predict(probs)
     with pytest.raises(ValueError, match="2 \\* n_bins"):

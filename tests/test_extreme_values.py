@@ -264,15 +264,18 @@ def test_bbse_bound_needs_a_joint_law():
     assert np.isfinite(bbse_error_bound(np.eye(3) / 3, np.ones(3), 10**6, 10**6, 0.1))
 
 
-def test_scaling_calibrator_record_is_checked():
+def test_scaling_calibrator_parameters_are_checked_by_fit():
+    # a scikit-learn estimator since issue 38: the constructor stores, fit checks (the record of before is gone)
     from companion.label_shift_weights import ScalingCalibrator
 
+    probs, y = np.array([[0.9, 0.1], [0.6, 0.4], [0.4, 0.6], [0.8, 0.2]]), [0, 0, 1, 1]
     with pytest.raises(ValueError, match="kind must be one of"):
-        ScalingCalibrator("nonsense", np.nan, np.zeros(3), 0.1)
-    with pytest.raises(ValueError, match="slope must be finite"):
-        ScalingCalibrator("ts", np.array([np.nan]), np.zeros(3), 0.1)
-    with pytest.raises(ValueError, match="nll must be a finite real number"):
-        ScalingCalibrator("ts", np.ones(1), np.zeros(3), np.nan)
+        ScalingCalibrator("nonsense").fit(probs, y)
+    with pytest.raises(ValueError, match="gtol must be a real tolerance"):
+        ScalingCalibrator("ts", gtol=np.nan).fit(probs, y)
+    fitted = ScalingCalibrator("ts").fit(probs, y)
+    with pytest.raises(ValueError, match=r"probs must have one column per fitted class \(2\)"):
+        fitted.transform(np.array([[0.2, 0.3, 0.5]]))
 
 
 def test_lp_calibrator_without_high_mass_level_sets_checks_the_class_count():

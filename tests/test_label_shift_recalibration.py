@@ -129,14 +129,14 @@ def test_bad_inputs():
 
 
 def test_bin_counts_are_validated_under_their_own_names():
-    """Issue 13: CompositeRecalibrator checks n_bins at construction; the driver names n_bins_source/n_bins_target."""
+    """Issue 13: CompositeRecalibrator checks n_bins (in fit since issue 38); the driver names n_bins_source/n_bins_target."""
     from companion.label_shift_recalibration import CompositeRecalibrator, fit_label_shift_estimators
 
     z = np.linspace(0.05, 0.95, 30)
     y = (np.arange(30) % 2).astype(int)
     for bad in (2.5, 0, True, "3", np.uint64(2**64 - 1), 10**400):
         with pytest.raises(ValueError, match="n_bins"):
-            CompositeRecalibrator(bad)
+            CompositeRecalibrator(bad).fit(z, y, y)
         with pytest.raises(ValueError, match="n_bins_source"):
             fit_label_shift_estimators(z, y, z, y, n_bins_source=bad)
         with pytest.raises(ValueError, match="n_bins_target"):

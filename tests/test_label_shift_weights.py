@@ -491,8 +491,8 @@ def test_scaling_fit_matches_direct_scipy_fit(kind):
     distorted = scale_probabilities(sc.posterior(x), [1.8, 2.2, 2.0] if kind == "vs" else 2.0, [0.0, 0.4, -0.3])
     cal = fit_scaling(distorted, y, kind)
     a, b = _direct_nll_fit(distorted, y, kind)
-    np.testing.assert_allclose(cal.slope, np.atleast_1d(a), atol=1e-5)
-    np.testing.assert_allclose(cal.bias, b, atol=1e-5)
+    np.testing.assert_allclose(cal.slope_, np.atleast_1d(a), atol=1e-5)
+    np.testing.assert_allclose(cal.bias_, b, atol=1e-5)
 
 
 def test_bcts_recovers_a_distortion_inside_its_family():
@@ -501,9 +501,9 @@ def test_bcts_recovers_a_distortion_inside_its_family():
     x, y = sc.sample(200_000, 21, "source")
     bias = np.array([0.0, 0.5, -0.4])
     cal = fit_scaling(scale_probabilities(sc.posterior(x), 2.0, bias), y, "bcts")
-    np.testing.assert_allclose(cal.slope, [0.5], atol=0.01)
-    np.testing.assert_allclose(cal.bias, -bias / 2.0, atol=0.03)
-    assert cal.temperature == pytest.approx(2.0, rel=0.02)
+    np.testing.assert_allclose(cal.slope_, [0.5], atol=0.01)
+    np.testing.assert_allclose(cal.bias_, -bias / 2.0, atol=0.03)
+    assert cal.temperature_ == pytest.approx(2.0, rel=0.02)
 
 
 def test_bcts_calibrated_posteriors_average_to_label_frequencies():

@@ -11,7 +11,10 @@ rows of the simplex to ``0, ..., n_bins - 1``.  Two are provided:
   :func:`uniform_mass_partition` chooses the edges by uniform mass;
 * :class:`LogRatioGridPartition`: a grid in log-ratio coordinates
   :math:`u = A\log z` (rows of :math:`A` summing to 0), a partition of the
-  interior of the simplex whose bins are products of intervals.
+  interior of the simplex whose bins are products of intervals;
+  :func:`log_ratio_quantile_partition` chooses the cut points at the
+  empirical quantiles of :math:`\log(z_j/z_0)`, the data-driven partition
+  for :math:`k > 2` classes.
 
 :class:`CanonicalBinning` fits the empirical class frequencies of every bin
 (paper 001 eq. (14); book ``def-binls-binning``) and predicts the frequency
@@ -25,6 +28,8 @@ the paper (:func:`companion.binning_label_shift.multiclass_binning_epsilon`,
 from __future__ import annotations
 
 import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
 
 from .._checks import as_labels, as_probabilities, as_real_array, as_weights, check_int, check_same_length
 from ..label_shift_weights import as_simplex_rows, encode_labels, posterior_correction
@@ -36,6 +41,7 @@ __all__ = [
     "CoordinatePartition",
     "LogRatioGridPartition",
     "uniform_mass_partition",
+    "log_ratio_quantile_partition",
     "bin_class_counts",
     "CanonicalBinning",
     "LabelShiftCanonicalBinning",
@@ -116,9 +122,21 @@ def uniform_mass_partition(probs, n_bins: int, coordinate: int = 1) -> Coordinat
 
     ``z`` is column ``coordinate`` of ``probs`` (the class-1 score of a binary
     classifier by default).  Each bin then holds about ``n / n_bins`` of the
-    fitting points.  Requires at least ``2 * n_bins`` rows.
+    fitting points.  Requires at least ``2 * n_bins`` rows, and two columns:
+    for :math:`k > 2` classes one coordinate does not determine the row (the
+    bins would mix rows that differ in the other classes), so ``probs`` with
+    more columns is refused; use :func:`log_ratio_quantile_partition`.
+
+    Examples
+    --------
+    >>> probs = np.array([[0.9, 0.1], [0.7, 0.3], [0.6, 0.4], [0.4, 0.6], [0.2, 0.8], [0.1, 0.9]])
+    >>> uniform_mass_partition(probs, 2).edges
+    array([0. , 0.4, 1. ])
     """
     p = as_simplex_rows(probs, "probs")
+    if p.shape[1] > 2:
+        raise ValueError(f"probs must have two columns (a binary classifier), got {p.shape[1]}: uniform-mass edges of one "
+                         "coordinate ignore the other classes; for k > 2 use log_ratio_quantile_partition(probs, n_bins)")
     n_bins = check_int(n_bins, "n_bins")
     if p.shape[0] < 2 * n_bins:
         raise ValueError(f"probs must hold at least 2 * n_bins = {2 * n_bins} rows, got {p.shape[0]}")
@@ -126,6 +144,106 @@ def uniform_mass_partition(probs, n_bins: int, coordinate: int = 1) -> Coordinat
     if coordinate >= p.shape[1]:
         raise ValueError(f"coordinate {coordinate} does not exist for probs with {p.shape[1]} columns")
     return CoordinatePartition(_uniform_mass_edges_unsorted(np.ascontiguousarray(p[:, coordinate]), n_bins), coordinate)
+
+
+def _axis_bins(n_bins: int, n_axes: int) -> list[int]:
+    """Bins per axis: the integer ``n_axes``-th root ``m`` of ``n_bins`` on every axis, then one more on the first axes while the product stays <= ``n_bins``."""
+    m = max(1, int(round(n_bins ** (1.0 / n_axes))))
+    while m > 1 and m**n_axes > n_bins:
+        m -= 1
+    while (m + 1) ** n_axes <= n_bins:
+        m += 1
+    shape = [m] * n_axes
+    for r in range(n_axes):
+        if np.prod(shape) // m * (m + 1) <= n_bins:
+            shape[r] = m + 1
+    return shape
+
+
+class _QuantileLogRatioPartition(LogRatioGridPartition):
+    """The grid of :func:`log_ratio_quantile_partition`: grid cells mapped to bins by ``cell_to_bin`` (empty cells merged)."""
+
+    def __init__(self, contrasts, edges, cell_to_bin: np.ndarray):
+        super().__init__(contrasts, edges)
+        self.cell_to_bin = cell_to_bin
+        self.n_bins = int(cell_to_bin.max()) + 1
+
+    def assign(self, probs) -> np.ndarray:
+        return self.cell_to_bin[super().assign(probs)]
+
+
+def log_ratio_quantile_partition(probs, n_bins: int) -> LogRatioGridPartition:
+    r"""A data-driven partition of the simplex for :math:`k \ge 2` classes: quantiles of the log-ratios :math:`\log(z_j/z_0)`.
+
+    The coordinates are the :math:`k - 1` contrasts :math:`u_j = \log(z_j / z_0)`,
+    :math:`j = 1, \dots, k-1` (class 0, the first column, is the reference), so
+    the partition is a :class:`LogRatioGridPartition`.  ``n_bins`` is split
+    across the :math:`k - 1` axes as evenly as possible: every axis gets
+    :math:`m = \lfloor n_{\text{bins}}^{1/(k-1)}\rfloor` intervals, and the first
+    axes one more while the product stays at most ``n_bins`` (10 bins for
+    :math:`k = 3`: a 3 x 3 grid; 12: 4 x 3).  The cut points of axis
+    :math:`j` with :math:`m_j` intervals are the order statistics
+    :math:`u_{j,(\lfloor n b / m_j\rfloor)}`, :math:`b = 1, \dots, m_j - 1`, of
+    the rows of ``probs`` (the rule of :func:`uniform_mass_partition` on each
+    axis; tied cut points are merged), with :math:`\pm\infty` at the ends: each
+    axis's intervals hold about :math:`n / m_j` of the rows.  The grid's cells
+    need not hold equal mass (the contrasts are dependent), and a cell may
+    hold no row of ``probs``; such a cell is merged into the nearest cell that
+    holds one (distance between the grid indices; the bins are numbered in C
+    order of their occupied cells), so canonical binning fitted on ``probs``
+    has no empty bin.  For :math:`k = 2` it is uniform-mass binning of the
+    logit (the same bins as :func:`uniform_mass_partition` up to the
+    placement of the edges).
+
+    Parameters
+    ----------
+    probs : array_like, shape (n, k)
+        Rows of the simplex with every entry positive (the fitting sample,
+        e.g. a classifier's probabilities on the source calibration set).
+    n_bins : int
+        Largest number of bins; at least ``2 * n_bins`` rows are needed.
+
+    Returns
+    -------
+    LogRatioGridPartition
+        ``n_bins`` (at most the argument: the occupied cells), ``shape`` (the
+        intervals per axis), ``edges`` and ``contrasts``, and
+        ``assign(probs)``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> probs = rng.dirichlet([2.0, 2.0, 2.0], size=600)
+    >>> part = log_ratio_quantile_partition(probs, 10)
+    >>> part.shape, part.n_bins
+    ((3, 3), 9)
+    >>> bool(np.bincount(part.assign(probs)).min() > 0)
+    True
+    """
+    p = as_simplex_rows(probs, "probs")
+    n_bins = check_int(n_bins, "n_bins")
+    n, k = p.shape
+    if n < 2 * n_bins:
+        raise ValueError(f"probs must hold at least 2 * n_bins = {2 * n_bins} rows, got {n}")
+    if np.any(p <= 0.0):
+        raise ValueError("probs must be strictly positive for log-ratio coordinates log(z_j / z_0)")
+    contrasts = np.hstack((-np.ones((k - 1, 1)), np.eye(k - 1)))  # u_j = log z_j - log z_0
+    u = LogRatioGridPartition(contrasts, [np.array([-np.inf, np.inf])] * (k - 1)).coordinates(p)
+    edges = []
+    for r, m in enumerate(_axis_bins(n_bins, k - 1)):
+        s = np.sort(u[:, r])
+        inner = np.unique(s[(n * np.arange(1, m)) // m - 1])  # u_(floor(n b / m)), 1-based order statistics
+        edges.append(np.concatenate(([-np.inf], inner, [np.inf])))
+    grid = LogRatioGridPartition(contrasts, edges)
+    occupied = np.flatnonzero(np.bincount(grid.assign(p), minlength=grid.n_bins))
+    cells = np.column_stack(np.unravel_index(np.arange(grid.n_bins), grid.shape))
+    if occupied.size == grid.n_bins:
+        cell_to_bin = np.arange(grid.n_bins)
+    else:
+        from scipy.spatial import cKDTree
+
+        cell_to_bin = cKDTree(cells[occupied]).query(cells)[1]  # empty cells: the nearest occupied one
+    return _QuantileLogRatioPartition(contrasts, edges, cell_to_bin.astype(np.int64))
 
 
 #: Largest number of (bin, class) cells :func:`bin_class_counts` allocates.
@@ -150,15 +268,30 @@ def bin_class_counts(bins: np.ndarray, codes: np.ndarray, n_bins: int, n_classes
     return flat.reshape(n_bins, n_classes)
 
 
-class CanonicalBinning:
+def _frame_values(x):
+    """A pandas DataFrame or Series as its numpy array (dtype kept); anything else unchanged."""
+    return x.to_numpy() if hasattr(x, "to_numpy") and hasattr(x, "iloc") else x
+
+
+class CanonicalBinning(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
     r"""Canonical calibration by binning (paper 001 eqs. (12)-(14); book ``def-binls-binning``).
 
     ``fit`` counts, in every bin :math:`I` of ``partition``, the points
     :math:`N_I` and the empirical class frequencies
-    :math:`\hat\theta_I = (N_{I,y}/N_I)_y`; ``predict`` returns
-    :math:`\hat\theta_{I(x)}` for the bin of each input, a row of the simplex.
-    Every bin must receive at least one fitting point (an empty bin has no
-    frequency); otherwise ``fit`` raises ``ValueError`` naming it.
+    :math:`\hat\theta_I = (N_{I,y}/N_I)_y`; ``transform`` (or its other name
+    ``predict``) returns :math:`\hat\theta_{I(x)}` for the bin of each input,
+    a row of the simplex.  Every bin must receive at least one fitting point
+    (an empty bin has no frequency); otherwise ``fit`` raises ``ValueError``
+    naming it.  A scikit-learn transformer: it works after a classifier's
+    ``predict_proba`` in a pipeline.
+
+    Parameters
+    ----------
+    partition : object
+        A partition of the simplex fixed in advance: an attribute ``n_bins``
+        and a method ``assign(probs)`` (:class:`CoordinatePartition`,
+        :class:`LogRatioGridPartition`, :func:`uniform_mass_partition`,
+        :func:`log_ratio_quantile_partition`).
 
     Attributes
     ----------
@@ -169,7 +302,11 @@ class CanonicalBinning:
     frequencies_ : numpy.ndarray, shape (B, k)
         :math:`\hat\theta_I`.
     classes_ : numpy.ndarray
-        Labels of the columns.
+        Labels of the columns (any values; the ``classes`` of ``fit``, or
+        ``0, ..., k-1`` for integer labels in that range, else the sorted
+        distinct labels).
+    n_features_in_ : int
+        :math:`k`, the columns of ``probs``.
 
     Examples
     --------
@@ -183,12 +320,20 @@ class CanonicalBinning:
     """
 
     def __init__(self, partition):
-        if not hasattr(partition, "assign") or not hasattr(partition, "n_bins"):
-            raise ValueError("partition must have an attribute n_bins and a method assign(probs)")
         self.partition = partition
 
+    def _check_partition(self) -> None:
+        if not hasattr(self.partition, "assign") or not hasattr(self.partition, "n_bins"):
+            raise ValueError("partition must have an attribute n_bins and a method assign(probs)")
+
     def fit(self, probs, y, classes=None) -> "CanonicalBinning":
-        """Fit the class frequencies of every bin on rows ``probs`` of the simplex and labels ``y`` (steps 1-3 of ``alg-binls-corrected``)."""
+        """Fit the class frequencies of every bin on rows ``probs`` of the simplex and labels ``y`` (steps 1-3 of ``alg-binls-corrected``).
+
+        ``classes`` (optional) names the label of every column of ``probs``,
+        in column order (see :func:`companion.label_shift_weights.encode_labels`).
+        """
+        self._check_partition()
+        probs, y = _frame_values(probs), _frame_values(y)
         p = as_simplex_rows(probs, "probs")
         codes, classes = encode_labels(y, "y", p.shape[1], classes)
         check_same_length(probs=p, y=codes)
@@ -200,20 +345,22 @@ class CanonicalBinning:
         self.counts_ = totals
         self.frequencies_ = counts / totals[:, None]  # step 3: theta^P_{I,y} = N_{I,y} / N_I, eq. (14)
         self.classes_ = classes
+        self.n_features_in_ = p.shape[1]
         return self
 
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "frequencies_"):
-            raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit first")
-
-    def predict(self, probs) -> np.ndarray:
-        """Recalibrated probability vectors: the frequencies of the bin of each row (rows of the fitted classes)."""
-        self._check_fitted()
+    def transform(self, probs) -> np.ndarray:
+        """Recalibrated probability vectors: the frequencies of the bin of each row (columns in the order of ``classes_``)."""
+        check_is_fitted(self, "frequencies_")
+        probs = _frame_values(probs)
         p = as_simplex_rows(probs, "probs")
         k = self.frequencies_.shape[1]
         if p.shape[1] != k:
             raise ValueError(f"probs must have one column per fitted class ({k}), got shape {p.shape}")
         return self.frequencies_[self.partition.assign(probs)]
+
+    def predict(self, probs) -> np.ndarray:
+        """The book's name of :meth:`transform` (the same method)."""
+        return self.transform(probs)
 
 
 class LabelShiftCanonicalBinning(CanonicalBinning):
@@ -222,26 +369,35 @@ class LabelShiftCanonicalBinning(CanonicalBinning):
     ``fit(probs_source, y_source, weights)`` fits :class:`CanonicalBinning`
     on the labelled source sample and replaces the frequencies of every bin
     by :math:`\hat\theta^{(w)}_{I,y} = w_y\hat\theta^P_{I,y}/\sum_j w_j\hat\theta^P_{I,j}`
-    (:func:`companion.label_shift_weights.posterior_correction`); ``predict``
-    returns the corrected frequencies of the bin of each input.
+    (:func:`companion.label_shift_weights.posterior_correction`); ``transform``
+    (or ``predict``) returns the corrected frequencies of the bin of each input.
 
     Parameters
     ----------
     partition : object
         A partition of the simplex fixed in advance: an attribute ``n_bins``
         and a method ``assign(probs)`` (:class:`CoordinatePartition`,
-        :class:`LogRatioGridPartition`).
+        :class:`LogRatioGridPartition`, :func:`log_ratio_quantile_partition`).
+    weights : array_like, shape (k,), optional
+        The importance weights :math:`w = q/p`, one per class; used when
+        ``fit`` is given none (``fit``'s ``weights`` take precedence).
 
     Attributes
     ----------
     counts_ : numpy.ndarray, shape (B,)
         :math:`N_I`, the source points of every bin.
+    class_counts_ : numpy.ndarray, shape (B, k)
+        :math:`N_{I,y}`.
     source_frequencies_ : numpy.ndarray, shape (B, k)
         :math:`\hat\theta^P_I`, before the correction.
     frequencies_ : numpy.ndarray, shape (B, k)
         :math:`\hat\theta^{(w)}_I`.
     weights_ : numpy.ndarray
         The weights used.
+    classes_ : numpy.ndarray
+        Labels of the columns.
+    n_features_in_ : int
+        :math:`k`.
 
     Examples
     --------
@@ -256,17 +412,28 @@ class LabelShiftCanonicalBinning(CanonicalBinning):
            [0.111, 0.889]])
     >>> model.predict([[0.3, 0.7]]).round(3)
     array([[0.111, 0.889]])
+    >>> LabelShiftCanonicalBinning(partition, weights=[0.5, 2.0]).fit(probs, [0, 0, 1, 0, 1, 1]).transform([[0.3, 0.7]]).round(3)
+    array([[0.111, 0.889]])
     """
 
-    def fit(self, probs, y, weights, classes=None) -> "LabelShiftCanonicalBinning":
+    def __init__(self, partition, weights=None):
+        self.partition = partition
+        self.weights = weights
+
+    def fit(self, probs, y, weights=None, classes=None) -> "LabelShiftCanonicalBinning":
         """Fit on the source sample and reweight every bin's frequencies with ``weights`` (``alg-binls-corrected``).
 
         ``weights``: one non-negative weight per class (column of ``probs``),
         not all zero, the oracle :math:`q/p` or an estimate (e.g.
-        ``bbse(...).weights``) in the order of ``classes``; every bin must hold
-        a source point of a class with a positive weight (otherwise eq. (17)
-        is 0/0 there).
+        ``bbse(...).weights``) in the order of ``classes``; default the
+        constructor's ``weights``.  Every bin must hold a source point of a
+        class with a positive weight (otherwise eq. (17) is 0/0 there).
         """
+        if weights is None:
+            weights = self.weights
+        if weights is None:
+            raise ValueError("weights must be given, to fit(probs, y, weights) or to the constructor "
+                             "LabelShiftCanonicalBinning(partition, weights=...)")
         w = as_weights(weights, "weights")
         super().fit(probs, y, classes)  # steps 1-3: bins, counts N_{I,y}, source frequencies theta^P_I
         _check_bin_masses(self.frequencies_, w)

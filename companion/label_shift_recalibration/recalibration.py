@@ -13,7 +13,9 @@ The book's chapter on the composite estimator uses three pieces:
 
 Estimating the target prior from *unlabelled* target features (black-box
 shift estimation, maximum-likelihood label shift; the paper's Remark 5) is
-not here: the composite of this module uses the target labels.
+not here: the composite of this module takes the target labels, or the
+target prior itself (``target_prior=``, e.g. an estimate from the chapter on
+label-shift weights).
 
 Book labels: ``def-prior-correction``, ``prop-ls-composition``,
 ``alg-ls-composite`` and ``thm-ls-composite`` in the chapter
@@ -25,6 +27,8 @@ from __future__ import annotations
 from typing import Callable, NamedTuple
 
 import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils.validation import check_is_fitted
 
 from .._checks import as_labels, as_probabilities, check_int, check_same_length
 from .._numerics import _returned
@@ -125,47 +129,82 @@ def cube_root_bins(n: int) -> int:
     return b
 
 
-def _composite_inputs(z_source, y_source, y_target) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The checks of :meth:`CompositeRecalibrator.fit`: forecasts in [0, 1], labels in {0, 1}, source arrays of one length."""
-    z_source = as_probabilities(z_source, "z_source")
-    y_source = as_labels(y_source, "y_source")
-    check_same_length(z_source=z_source, y_source=y_source)
-    return z_source, y_source, as_labels(y_target, "y_target")
+def _as_scores(z, name: str) -> np.ndarray:
+    """Scores in [0, 1] given as a 1-D array-like or one column (an ``(n, 1)`` array, a one-column DataFrame)."""
+    z = z.to_numpy() if hasattr(z, "to_numpy") and hasattr(z, "iloc") else z
+    if np.ndim(z) == 2:
+        if np.shape(z)[1] != 1:
+            raise ValueError(f"{name} must be 1-D or one column of scores in [0, 1], got shape {np.shape(z)}")
+        z = np.asarray(z)[:, 0]
+    return as_probabilities(z, name)
 
 
-def _class_prior(y: np.ndarray, name: str) -> float:
-    """Empirical ``P[Y = 1]``; both classes must be present for the weights of eq. (16)."""
+def _binary_codes(y, name: str, classes: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Labels of any values as codes 0/1 (1 for ``classes[1]``) and the sorted classes; two classes in ``y`` unless ``classes`` is given."""
+    y = y.to_numpy() if hasattr(y, "to_numpy") and hasattr(y, "iloc") else y
+    from ..label_shift_weights import encode_labels
+
+    arr = np.asarray(y)
+    if arr.dtype.kind == "f" and np.any(np.isfinite(arr) & (arr != np.round(arr))):
+        raise ValueError(f"{name} must hold class labels (integers, strings, booleans), got non-integer numbers")
+    if classes is None:
+        try:
+            uniq = np.unique(arr)
+        except TypeError as exc:
+            raise ValueError(f"{name} must hold mutually comparable labels ({exc})") from None
+        if uniq.size == 1 and uniq.dtype.kind in "biu" and uniq[0] in (0, 1):
+            raise ValueError(f"{name} must contain both classes 0 and 1 (only class {int(uniq[0])} found)")
+        if uniq.size != 2:
+            raise ValueError(f"{name} must contain exactly two classes, found {uniq.size}")
+    codes, classes = encode_labels(y, name, 2, classes if classes is not None else uniq)
+    return codes, classes
+
+
+def _class_prior(y: np.ndarray, name: str, classes=(0, 1)) -> float:
+    """Empirical ``P[Y = 1]`` of codes 0/1; both classes must be present for the weights of eq. (16)."""
     prior = float(y.mean())
     if prior in (0.0, 1.0):
-        raise ValueError(f"{name} must contain both classes 0 and 1 (only class {int(prior)} found)")
+        c = np.asarray(classes).tolist()
+        raise ValueError(f"{name} must contain both classes {c[0]!r} and {c[1]!r} (only class {c[int(prior)]!r} found)")
     return prior
 
 
-class CompositeRecalibrator:
+class CompositeRecalibrator(RegressorMixin, BaseEstimator):
     r"""Two-stage recalibration under label shift, :math:`\hat h_Q = \hat g \circ \hat h_P` (eq. (17); book: ``alg-ls-composite``).
 
     Step 1 fits uniform-mass binning on the labelled source sample; step 2
-    estimates the class priors of both domains from their labels; step 3
-    applies :func:`prior_correction` to the bin means.  The target features
-    are not used.
+    estimates the class priors: the source prior from the source labels, the
+    target prior from the target labels ``y_target`` or, for an unlabelled
+    target, takes it as the parameter ``target_prior`` (known, or estimated
+    by BBSE or MLLS); step 3 applies :func:`prior_correction` to the bin
+    means.  The target features are not used.  A scikit-learn regressor of
+    scores: ``predict(z)`` returns the recalibrated probabilities of the
+    positive class ``classes_[1]``.
 
     Parameters
     ----------
     n_bins : int, optional
         Number of source bins; default :func:`cube_root_bins` of the source size.
+    target_prior : float, optional
+        :math:`Q[Y = \text{classes\_}[1]]` in [1e-100, 1), used when ``fit``
+        gets no ``y_target`` (give one of the two, not both).
 
     Attributes
     ----------
     binning_ : UniformMassBinning
         The source recalibrator :math:`\hat h_P` (the SOURCE baseline).
     source_prior_, target_prior_ : float
-        Empirical :math:`\hat P[Y=1]` and :math:`\hat Q[Y=1]`.
+        Empirical :math:`\hat P[Y=1]` and :math:`\hat Q[Y=1]` (or the given ``target_prior``).
     edges_ : numpy.ndarray
         Bin edges of ``binning_``.
     values_ : numpy.ndarray
         Corrected bin values :math:`\hat g(\hat\theta_I)`, with
         :math:`\hat\theta_I` the empirical mean of the source labels in bin
         :math:`I`: the composite is piecewise constant on the source bins.
+    classes_ : numpy.ndarray
+        The two labels, sorted; ``classes_[1]`` is the positive class.
+    n_features_in_ : int
+        1 (one score per sample).
 
     Examples
     --------
@@ -176,36 +215,50 @@ class CompositeRecalibrator:
     array([0.1429, 0.4   ])
     >>> model.predict([0.05, 0.8]).round(4)
     array([0.1429, 0.4   ])
+    >>> unlabelled = CompositeRecalibrator(n_bins=2, target_prior=0.25).fit(z_source, ["no", "no", "yes", "no", "yes", "yes"])
+    >>> unlabelled.predict([0.05, 0.8]).round(4), unlabelled.classes_.tolist()
+    (array([0.1429, 0.4   ]), ['no', 'yes'])
     """
 
-    def __init__(self, n_bins: int | None = None):
-        self.n_bins = None if n_bins is None else check_int(n_bins, "n_bins")
+    def __init__(self, n_bins: int | None = None, target_prior: float | None = None):
+        self.n_bins = n_bins
+        self.target_prior = target_prior
 
-    def fit(self, z_source, y_source, y_target) -> "CompositeRecalibrator":
-        """Fit on source forecasts and labels, and target labels only (``alg-ls-composite``)."""
-        z_source, y_source, y_target = _composite_inputs(z_source, y_source, y_target)
-        n_bins = cube_root_bins(z_source.size) if self.n_bins is None else self.n_bins
+    def fit(self, z_source, y_source, y_target=None) -> "CompositeRecalibrator":
+        """Fit on source scores and labels, and the target labels or the ``target_prior`` parameter (``alg-ls-composite``)."""
+        n_bins = None if self.n_bins is None else check_int(self.n_bins, "n_bins")
+        if (y_target is None) == (self.target_prior is None):
+            raise ValueError("give y_target or target_prior, not both" if y_target is not None else
+                             "give y_target or target_prior: the target prior comes from the target labels or is the parameter")
+        z_source = _as_scores(z_source, "z_source")
+        codes, classes = _binary_codes(y_source, "y_source")
+        check_same_length(z_source=z_source, y_source=codes)
+        n_bins = cube_root_bins(z_source.size) if n_bins is None else n_bins
         _check_enough_samples(z_source.size, n_bins, "z_source")
-        self.binning_ = UniformMassBinning(n_bins).fit(z_source, y_source)  # step 1: h_P, bin means theta_I
-        self.source_prior_ = _class_prior(y_source, "y_source")  # step 2: p_1 and q_1, the weights of eq. (16)
-        self.target_prior_ = _class_prior(y_target, "y_target")
+        self.binning_ = UniformMassBinning(n_bins).fit(z_source, codes)  # step 1: h_P, bin means theta_I
+        self.source_prior_ = _class_prior(codes, "y_source")  # step 2: p_1 and q_1, the weights of eq. (16)
+        if y_target is not None:
+            self.target_prior_ = _class_prior(_binary_codes(y_target, "y_target", classes)[0], "y_target", classes)
+        else:
+            prior = as_probabilities(self.target_prior, "target_prior", ndim=0, open_interval=True)
+            if prior < _MIN_PRIOR:
+                raise ValueError(f"target_prior must lie in [{_MIN_PRIOR:g}, 1), the domain of prior_correction")
+            self.target_prior_ = float(prior)
+        self.classes_ = classes
+        self.n_features_in_ = 1
         self.edges_ = self.binning_.edges_
-        self.values_ = self.correct(self.binning_.values_)  # step 3: g_hat(theta_I), eq. (17)
+        self.values_ = prior_correction(self.binning_.values_, self.source_prior_, self.target_prior_)  # step 3: eq. (17)
         return self
-
-    def _check_fitted(self) -> None:
-        if not hasattr(self, "binning_"):
-            raise ValueError("CompositeRecalibrator is not fitted yet: call fit(z_source, y_source, y_target)")
 
     def correct(self, z) -> np.ndarray:
         r"""The fitted correction :math:`\hat g(z)` alone (the LABEL-SHIFT baseline applied to ``f``)."""
-        self._check_fitted()
+        check_is_fitted(self, "binning_")
         return prior_correction(z, self.source_prior_, self.target_prior_)
 
     def predict(self, z) -> np.ndarray:
-        r"""Composite forecast :math:`\hat g(\hat h_P(z))`."""
-        self._check_fitted()
-        return self.correct(self.binning_.predict(z))
+        r"""Composite forecast :math:`\hat g(\hat h_P(z))`: the probability of ``classes_[1]`` (``z`` 1-D or one column)."""
+        check_is_fitted(self, "binning_")
+        return self.correct(self.binning_.predict(_as_scores(z, "z")))
 
 
 class LabelShiftEstimators(NamedTuple):

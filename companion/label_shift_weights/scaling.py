@@ -6,11 +6,11 @@ Fitted by Newton's method with the exact Hessian; book chapter
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
 
-from .._checks import ConvergenceError, _real_scalar, as_real_array, check_option, check_tolerance
+from .._checks import ConvergenceError, as_real_array, check_option, check_tolerance
 from .._numerics import _softmax
 from .correction import _check_rows, as_simplex_rows, encode_labels
 
@@ -53,48 +53,105 @@ def scale_probabilities(probs, slope, bias=None) -> np.ndarray:
     return _softmax(logits)
 
 
-@dataclass(frozen=True)
-class ScalingCalibrator:
-    r"""A fitted scaling calibrator (book: ``def-lsw-scaling``).
+class ScalingCalibrator(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
+    r"""Temperature, bias-corrected temperature or vector scaling, a scikit-learn transformer of probability rows (book: ``def-lsw-scaling``).
 
-    ``kind`` is ``"ts"`` (temperature scaling, :math:`a = 1/T`, :math:`b = 0`),
-    ``"bcts"`` (bias-corrected temperature scaling: scalar :math:`a`, vector
-    :math:`b`) or ``"vs"`` (vector scaling: vectors :math:`a` and :math:`b`).
-    ``slope`` and ``bias`` are the fitted :math:`a` and :math:`b` (``b[0] = 0``:
-    the softmax is unchanged by a common shift of :math:`b`), and ``nll`` the
-    minimised mean negative log-likelihood on the fitting sample.
+    ``fit(probs, y)`` minimises the mean negative log-likelihood of
+    :math:`s_{a,b}(z) = \mathrm{softmax}(a\odot\log z + b)` by Newton's method
+    (the algorithm of :func:`fit_scaling`, which returns this estimator
+    fitted); ``transform(probs)`` (or ``predict``) applies :math:`s_{a,b}`.
+
+    Parameters
+    ----------
+    kind : {"ts", "bcts", "vs"}
+        ``"ts"`` (temperature scaling, :math:`a = 1/T`, :math:`b = 0`),
+        ``"bcts"`` (bias-corrected temperature scaling: scalar :math:`a`,
+        vector :math:`b`) or ``"vs"`` (vector scaling: vectors :math:`a` and
+        :math:`b`).
+    gtol : float
+        Largest accepted entry of the final gradient, in (0, 1) (see :func:`fit_scaling`).
+
+    Attributes
+    ----------
+    slope_ : numpy.ndarray
+        The fitted :math:`a` (one entry for ``ts`` and ``bcts``, ``k`` for ``vs``).
+    bias_ : numpy.ndarray, shape (k,)
+        The fitted :math:`b`, with ``b[0] = 0`` (the softmax is unchanged by a common shift of :math:`b`).
+    nll_ : float
+        The minimised mean negative log-likelihood on the fitting sample.
+    temperature_ : float
+        :math:`T = 1/a` for the scalar-slope calibrators (``ts``, ``bcts``).
+    classes_ : numpy.ndarray
+        Labels of the columns.
+    n_features_in_ : int
+        :math:`k`.
+
+    Examples
+    --------
+    >>> probs = [[0.9, 0.1], [0.6, 0.4], [0.4, 0.6], [0.8, 0.2], [0.3, 0.7], [0.1, 0.9]]
+    >>> cal = ScalingCalibrator("ts").fit(probs, ["no", "no", "no", "yes", "yes", "yes"])
+    >>> round(cal.temperature_, 4), cal.classes_.tolist()
+    (1.4125, ['no', 'yes'])
+    >>> cal.transform([[0.8, 0.2]]).round(4)
+    array([[0.7274, 0.2726]])
     """
 
-    kind: str
-    slope: np.ndarray
-    bias: np.ndarray
-    nll: float
+    def __init__(self, kind: str = "bcts", gtol: float = 1e-10):
+        self.kind = kind
+        self.gtol = gtol
 
-    def __post_init__(self):
-        check_option(self.kind, "kind", _SCALINGS)
-        slope = as_real_array(self.slope, "slope")
-        bias = as_real_array(self.bias, "bias")
-        if self.kind in ("ts", "bcts") and slope.size != 1:
-            raise ValueError(f"slope must hold one value for kind {self.kind!r}, got {slope.size}")
-        if bias.size < 2 or (self.kind == "vs" and slope.size != bias.size):
-            raise ValueError(f"bias must hold one value per class (at least 2, and as many as slope for 'vs'), got {bias.size}")
-        nll = _real_scalar(self.nll, "nll", "a finite real number")
-        if not np.isfinite(nll):
-            raise ValueError(f"nll must be a finite real number, got {self.nll!r}")
-        object.__setattr__(self, "slope", slope)
-        object.__setattr__(self, "bias", bias)
-        object.__setattr__(self, "nll", nll)
+    def fit(self, probs, y, classes=None) -> "ScalingCalibrator":
+        """Fit the slope and bias by maximum likelihood on rows ``probs`` (every entry positive) and labels ``y`` (:func:`fit_scaling`)."""
+        kind = check_option(self.kind, "kind", _SCALINGS)
+        gtol = check_tolerance(self.gtol, "gtol")
+        probs, y = _frame_values(probs), _frame_values(y)
+        p = as_simplex_rows(probs, "probs")
+        if np.any(p <= 0.0):
+            raise ValueError("probs must be strictly positive for scaling (the calibrators act on log-probabilities)")
+        codes, classes = encode_labels(y, "y", p.shape[1], classes)
+        _check_rows(p, codes, "probs", "y")
+        k = p.shape[1]
+        params, nll, grad_max = _fit_scaling_batch(np.log(p), np.eye(k)[codes], kind, gtol)
+        nll, grad_max = float(nll), float(grad_max)
+        if nll < 1e-8:
+            raise ConvergenceError(
+                f"{kind} calibration has no finite minimiser: the scores separate the classes perfectly "
+                f"(the likelihood tends to 1; mean NLL {nll:.1e} at slope {np.round(params[:k], 3).tolist()})"
+            )
+        if not np.all(np.isfinite(params)) or grad_max > gtol:
+            raise ConvergenceError(
+                f"{kind} calibration did not converge: largest gradient entry {grad_max:.3g} > gtol = {gtol:g}"
+            )
+        slope, bias = _unpack_scaling(params, k, kind)
+        self.slope_, self.bias_, self.nll_ = slope.copy(), bias.copy(), nll
+        self.classes_ = classes
+        self.n_features_in_ = k
+        return self
 
     @property
-    def temperature(self) -> float:
+    def temperature_(self) -> float:
         """:math:`T = 1/a` for the scalar-slope calibrators (``ts``, ``bcts``)."""
-        if self.slope.size != 1:
-            raise ValueError("temperature is defined for ts and bcts only (vector scaling has one slope per class)")
-        return float(1.0 / self.slope[0])
+        check_is_fitted(self, "slope_")
+        if self.slope_.size != 1:
+            raise ValueError("temperature_ is defined for ts and bcts only (vector scaling has one slope per class)")
+        return float(1.0 / self.slope_[0])
 
     def transform(self, probs) -> np.ndarray:
-        """Apply the fitted map to rows of the simplex."""
-        return scale_probabilities(probs, self.slope, self.bias)
+        """Apply the fitted map :math:`s_{a,b}` to rows of the simplex (one column per fitted class)."""
+        check_is_fitted(self, "slope_")
+        p = as_simplex_rows(_frame_values(probs), "probs")
+        if p.shape[1] != self.bias_.size:
+            raise ValueError(f"probs must have one column per fitted class ({self.bias_.size}), got shape {p.shape}")
+        return scale_probabilities(p, self.slope_, self.bias_)
+
+    def predict(self, probs) -> np.ndarray:
+        """The same as :meth:`transform`."""
+        return self.transform(probs)
+
+
+def _frame_values(x):
+    """A pandas DataFrame or Series as its numpy array (dtype kept); anything else unchanged."""
+    return x.to_numpy() if hasattr(x, "to_numpy") and hasattr(x, "iloc") else x
 
 
 def _unpack_scaling(params: np.ndarray, k: int, kind: str) -> tuple[np.ndarray, np.ndarray]:
@@ -224,8 +281,9 @@ def fit_scaling(probs, y, kind: str = "bcts", *, classes=None, gtol: float = 1e-
     Returns
     -------
     ScalingCalibrator
-        The fitted slope :math:`a`, bias :math:`b` and minimised mean NLL; its
-        ``transform`` applies :math:`s_{a,b}`.
+        The estimator, fitted: slope ``slope_`` (:math:`a`), bias ``bias_``
+        (:math:`b`) and minimised mean NLL ``nll_``; its ``transform``
+        applies :math:`s_{a,b}`.
 
     Examples
     --------
@@ -234,24 +292,4 @@ def fit_scaling(probs, y, kind: str = "bcts", *, classes=None, gtol: float = 1e-
     >>> cal.transform(probs).mean(axis=0).round(6)  # the bias makes the mean equal the label frequencies
     array([0.5, 0.5])
     """
-    kind = check_option(kind, "kind", _SCALINGS)
-    gtol = check_tolerance(gtol, "gtol")
-    p = as_simplex_rows(probs, "probs")
-    if np.any(p <= 0.0):
-        raise ValueError("probs must be strictly positive for scaling (the calibrators act on log-probabilities)")
-    codes, classes = encode_labels(y, "y", p.shape[1], classes)
-    _check_rows(p, codes, "probs", "y")
-    k = p.shape[1]
-    params, nll, grad_max = _fit_scaling_batch(np.log(p), np.eye(k)[codes], kind, gtol)
-    nll, grad_max = float(nll), float(grad_max)
-    if nll < 1e-8:
-        raise ConvergenceError(
-            f"{kind} calibration has no finite minimiser: the scores separate the classes perfectly "
-            f"(the likelihood tends to 1; mean NLL {nll:.1e} at slope {np.round(params[:k], 3).tolist()})"
-        )
-    if not np.all(np.isfinite(params)) or grad_max > gtol:
-        raise ConvergenceError(
-            f"{kind} calibration did not converge: largest gradient entry {grad_max:.3g} > gtol = {gtol:g}"
-        )
-    slope, bias = _unpack_scaling(params, k, kind)
-    return ScalingCalibrator(kind, slope.copy(), bias.copy(), nll)
+    return ScalingCalibrator(kind, gtol).fit(probs, y, classes=classes)
