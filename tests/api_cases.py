@@ -723,12 +723,21 @@ def reg(key, args=None, kinds=None, **kw):
 # --- binning -----------------------------------------------------------------
 reg("calibration_sharpness.binning.bin_indices", dict(z=Z, edges=EDGES), dict(z=PROBS_ARR, edges=array(out=(("unsorted", [0, 0.7, 0.5, 1]),))))
 reg("calibration_sharpness.binning.equal_width_edges", dict(n_bins=4), dict(n_bins=integer()))
-reg("calibration_sharpness.binning.UniformMassBinning", dict(n_bins=4), dict(n_bins=integer()))
-reg("calibration_sharpness.binning.UniformMassBinning.fit", dict(z=Z, y=Y), dict(z=PROBS_ARR, y=labels()), make=_umb)
-reg("calibration_sharpness.binning.UniformMassBinning.predict", dict(z=Z), dict(z=PROBS_ARR), make=lambda: _umb().fit(Z, Y))
-reg("calibration_sharpness.binning.EqualWidthBinning", dict(n_bins=4), dict(n_bins=integer()))
-reg("calibration_sharpness.binning.EqualWidthBinning.fit", dict(z=Z, y=Y), dict(z=PROBS_ARR, y=labels()), make=_ewb)
-reg("calibration_sharpness.binning.EqualWidthBinning.predict", dict(z=Z), dict(z=PROBS_ARR), make=lambda: _ewb().fit(Z, Y))
+# one score column: (n,) or (n, 1) (a one-column DataFrame); labels of any two values ("0"/"1" strings are labels)
+SCORES = array(out=PROBS_ARR.out + (("two_columns", np.column_stack((Z, Z))),), skip=("wrong_ndim",))
+ANY_LABELS = labels(skip=("str_entries",))
+reg("calibration_sharpness.binning.UniformMassBinning", dict(n_bins=4), dict(n_bins=integer(), ties=option()),
+    make=_built_and_fitted("calibration_sharpness.binning", "UniformMassBinning", Z, Y))
+reg("calibration_sharpness.binning.UniformMassBinning.fit", dict(z=Z, y=Y), dict(z=SCORES, y=ANY_LABELS), make=_umb)
+reg("calibration_sharpness.binning.UniformMassBinning.predict", dict(z=Z), dict(z=SCORES), make=lambda: _umb().fit(Z, Y))
+reg("calibration_sharpness.binning.UniformMassBinning.score", dict(z=Z, y=Y), dict(z=SCORES, y=labels(), sample_weight=free("None or weights, scikit-learn's r2_score checks them")),
+    make=lambda: _umb().fit(Z, Y))
+reg("calibration_sharpness.binning.EqualWidthBinning", dict(n_bins=4), dict(n_bins=integer()),
+    make=_built_and_fitted("calibration_sharpness.binning", "EqualWidthBinning", Z, Y))
+reg("calibration_sharpness.binning.EqualWidthBinning.fit", dict(z=Z, y=Y), dict(z=SCORES, y=ANY_LABELS), make=_ewb)
+reg("calibration_sharpness.binning.EqualWidthBinning.predict", dict(z=Z), dict(z=SCORES), make=lambda: _ewb().fit(Z, Y))
+reg("calibration_sharpness.binning.EqualWidthBinning.score", dict(z=Z, y=Y), dict(z=SCORES, y=labels(), sample_weight=free("None or weights, scikit-learn's r2_score checks them")),
+    make=lambda: _ewb().fit(Z, Y))
 reg("uniform_mass_binning.grid.UniformMassGrid", dict(n_bins=np.array([2]), edges=[EDGES], values=[VALUES], counts=[np.array([12, 12])]),
     dict(n_bins=REC, edges=REC, values=REC, counts=REC))
 reg("uniform_mass_binning.grid.uniform_mass_grid", dict(z=Z, y=Y, n_bins_values=np.array([2, 4])),
@@ -908,23 +917,26 @@ reg("multiclass_lp.calibrator.LpCalibrator", dict(lam=0.25, rng=0),
          threshold=real(out=(0.0, -1.0), skip=()), mass_threshold=real(out=(0.0, -1.0), skip=("None",)), delta=DELTA,
          noise=free("True, False or a privacy parameter: checked in its own test"), pools=boolean(),
          max_iter=integer(minimum=0, skip=("None",)), record_states=boolean(), record_queries=boolean(), check_sample_size=boolean(),
-         rng=rng()))
-reg("multiclass_lp.calibrator.LpCalibrator.fit", dict(probs=PROBS3, y=Y3), dict(probs=ROWS, y=labels()),
+         rng=rng()), make=_built_and_fitted("multiclass_lp.calibrator", "LpCalibrator", PROBS3, Y3))
+reg("multiclass_lp.calibrator.LpCalibrator.fit", dict(probs=PROBS3, y=Y3), dict(probs=ROWS, y=ANY_LABELS),
     make=lambda: __import__("companion.multiclass_lp", fromlist=["x"]).LpCalibrator(0.25, threshold=0.05, noise=False,
                                                                                  check_sample_size=False, rng=0))
 reg("multiclass_lp.calibrator.LpCalibrator.fit_exact", dict(probs=ATOMS, cond_mean=HSTAR, weights=AW), dict(probs=ROWS, cond_mean=COND, weights=AWK),
     make=lambda: __import__("companion.multiclass_lp", fromlist=["x"]).LpCalibrator(0.25, threshold=0.05, noise=False,
                                                                                  check_sample_size=False, rng=0))
-reg("multiclass_lp.calibrator.LpCalibrator.predict", dict(probs=PROBS3), dict(probs=ROWS, bin_predictions=free("None: the fitted table")),
-    make=_lp_fitted)
+for _m in ("predict", "transform"):  # one method under two names (transform: a Pipeline's)
+    reg(f"multiclass_lp.calibrator.LpCalibrator.{_m}", dict(probs=PROBS3), dict(probs=ROWS, bin_predictions=free("None: the fitted table")),
+        make=_lp_fitted)
 for _c, _mk in (("TemperatureScaling", _ts_fitted), ("ClasswiseBinning", _cwb_fitted), ("TopLabelBinning", _tlb_fitted)):
     if _c == "TemperatureScaling":
         reg(f"multiclass_lp.baselines.{_c}", {}, {})
     else:
-        reg(f"multiclass_lp.baselines.{_c}", dict(n_bins=3), dict(n_bins=integer()))
-    reg(f"multiclass_lp.baselines.{_c}.fit", dict(probs=PROBS3, y=Y3), dict(probs=ROWS, y=labels()),
+        reg(f"multiclass_lp.baselines.{_c}", dict(n_bins=3), dict(n_bins=integer()),
+            make=_built_and_fitted("multiclass_lp.baselines", _c, PROBS3, Y3))
+    reg(f"multiclass_lp.baselines.{_c}.fit", dict(probs=PROBS3, y=Y3), dict(probs=ROWS, y=ANY_LABELS),
         make=lambda _c=_c: getattr(__import__("companion.multiclass_lp", fromlist=["x"]), _c)(*(() if _c == "TemperatureScaling" else (3,))))
-    reg(f"multiclass_lp.baselines.{_c}.predict", dict(probs=PROBS3), dict(probs=ROWS), make=_mk)
+    for _m in ("predict", "transform"):  # one method under two names (transform: a Pipeline's)
+        reg(f"multiclass_lp.baselines.{_c}.{_m}", dict(probs=PROBS3), dict(probs=ROWS), make=_mk)
 
 # --- multiclass_binning -------------------------------------------------------
 reg("binning_label_shift.canonical_binning.CoordinatePartition", dict(edges=EDGES, coordinate=1),

@@ -83,17 +83,23 @@ def test_bin_means_average_to_label_mean(z, data):
 
 def test_bad_input():
     z, y = np.linspace(0.01, 0.99, 10), np.arange(10) % 2
+    with pytest.raises(ValueError, match="n_bins"):  # parameters are checked by fit (scikit-learn's rule)
+        UniformMassBinning(0).fit(z, y)
     with pytest.raises(ValueError, match="n_bins"):
-        UniformMassBinning(0)
-    with pytest.raises(ValueError, match="n_bins"):
-        EqualWidthBinning(2.5)
+        EqualWidthBinning(2.5).fit(z, y)
+    with pytest.raises(ValueError, match="ties"):
+        UniformMassBinning(2, ties="drop").fit(z, y)
     with pytest.raises(ValueError, match="at least 2 \\* n_bins"):
         UniformMassBinning(6).fit(z, y)
     with pytest.raises(ValueError, match="z"):
         UniformMassBinning(2).fit(z + 0.5, y)
-    with pytest.raises(ValueError, match="y"):
-        UniformMassBinning(2).fit(z, y + 1)
-    with pytest.raises(ValueError, match="y"):
+    with pytest.raises(ValueError, match="z must be one column"):
+        UniformMassBinning(2).fit(np.column_stack((z, z)), y)
+    with pytest.raises(ValueError, match="y .*3 distinct labels"):  # labels of any values, but two classes
+        UniformMassBinning(2).fit(z, np.arange(10) % 3 + 1)
+    with pytest.raises(ValueError, match="y .*a single class"):
+        UniformMassBinning(2).fit(z, ["pos"] * 10)
+    with pytest.raises(ValueError, match="y .*non-integral"):
         UniformMassBinning(2).fit(z, y - 0.5)
     with pytest.raises(ValueError, match="same length"):
         UniformMassBinning(2).fit(z, y[:-1])

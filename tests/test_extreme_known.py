@@ -395,11 +395,11 @@ def test_lp_calibrator_refuses_thresholds_below_its_domain(kwargs, name):
 
     from companion.multiclass_lp import LpCalibrator
 
-    with pytest.raises(ValueError, match=rf"^{name} must lie in \[1e-15, 1\)"):
-        LpCalibrator(0.25, **kwargs)
     rng = np.random.default_rng(0)
     probs = rng.dirichlet([1.0, 1.0, 1.0], 3000)
     y = (rng.random(3000)[:, None] > np.cumsum(probs, axis=1)).sum(axis=1)
+    with pytest.raises(ValueError, match=rf"^{name} must lie in \[1e-15, 1\)"):
+        LpCalibrator(0.25, **kwargs).fit(probs, y)  # checked by fit (scikit-learn's rule: __init__ only stores)
     with pytest.raises(ValueError, match=r"^epsilon = 0.01 and p = 1.01 give omega"):  # (0.0025)**101, about 1e-263
         LpCalibrator(0.25, epsilon=0.01, p=1.01, check_sample_size=False).fit(probs, y)
     assert LpCalibrator(0.25, threshold=1e-15).fit(probs, y).threshold_ == 1e-15  # the boundary is accepted

@@ -119,13 +119,14 @@ def test_population_functions_require_their_law():
 
 
 def test_flags_seeds_and_rng_are_validated():
+    probs, y = np.full((6, 3), 1 / 3), np.arange(6) % 3
     for flag in ("record_states", "record_queries", "check_sample_size"):
         for bad in ("False", 0, 1, None):
-            with pytest.raises(ValueError, match=flag):
-                LpCalibrator(0.25, **{flag: bad})
+            with pytest.raises(ValueError, match=flag):  # checked by fit (scikit-learn's rule: __init__ only stores)
+                LpCalibrator(0.25, **{flag: bad}).fit(probs, y)
     for bad in (-1, 1.5, "seed", True):
         with pytest.raises(ValueError, match="rng"):
-            LpCalibrator(0.25, rng=bad)
+            LpCalibrator(0.25, rng=bad).fit(probs, y)
     for bad in (10**400, np.uint64(2**64 - 1), -1, 1.5, True):
         with pytest.raises(ValueError, match="seed"):
             MulticlassScenario(3, 20, seed=bad)
@@ -581,20 +582,20 @@ def test_discretisation_lemma_12():
 
 def test_bad_input_to_the_calibrator(scenario5):
     probs, y = scenario5.sample(2000, 8)
-    with pytest.raises(ValueError, match="y must contain only labels"):
-        LpCalibrator(0.1).fit(probs, np.where(y == 0, 5, y))
+    with pytest.raises(ValueError, match="y must contain only labels"):  # 6 distinct labels for 5 columns
+        LpCalibrator(0.1).fit(probs, np.where(np.arange(y.size) == 0, 9, y))
     with pytest.raises(ValueError, match="same length"):
         LpCalibrator(0.1).fit(probs, y[:-1])
     with pytest.raises(ValueError, match="Theorem 6"):
         LpCalibrator(0.1, p=np.inf, epsilon=0.2).fit(probs, y)
     with pytest.raises(ValueError, match="p must be greater than 1"):
-        LpCalibrator(0.1, p=1, epsilon=0.2)
+        LpCalibrator(0.1, p=1, epsilon=0.2).fit(probs, y)
     with pytest.raises(ValueError, match="threshold"):
-        LpCalibrator(0.1, threshold="large")
+        LpCalibrator(0.1, threshold="large").fit(probs, y)
     with pytest.raises(ValueError, match="noise"):
-        LpCalibrator(0.1, noise=-1.0)
+        LpCalibrator(0.1, noise=-1.0).fit(probs, y)
     with pytest.raises(ValueError, match="lam"):
-        LpCalibrator(0.3)
+        LpCalibrator(0.3).fit(probs, y)
     with pytest.raises(ValueError, match="not fitted"):
         LpCalibrator(0.1).predict(probs)
     with pytest.raises(ValueError, match="fit_exact"):
@@ -663,7 +664,7 @@ def test_baselines_output_distributions_and_temperature_is_recovered():
     with pytest.raises(ValueError, match="not fitted"):
         TemperatureScaling().predict(probs)
     with pytest.raises(ValueError, match="n_bins"):
-        ClasswiseBinning(0)
+        ClasswiseBinning(0).fit(probs, y)
 
 
 # ---------------------------------------------------------------------------

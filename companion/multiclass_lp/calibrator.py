@@ -7,10 +7,15 @@ fitted attributes; the pools, thresholds and the patch-and-merge loop are in
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 
 import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
 
-from .._checks import as_real_array, as_rng, check_bool, check_int, check_open_unit, check_positive, simplex_tolerance
+from .._checks import (as_real_array, as_rng, check_bool, check_int, check_open_unit, check_positive, check_same_length,
+                       simplex_tolerance)
+from ..calibration_sharpness.binning import class_codes
 from .level_sets import (
     ROW_SUM_TOLERANCE,
     _canonical_from_counts,
@@ -18,7 +23,6 @@ from .level_sets import (
     _cond_mean_for,
     _counts,
     _keys_from_counts,
-    _labels_for,
     _probability_rows,
     _weights_for,
     check_lam,
@@ -42,7 +46,7 @@ def _check_threshold(value, name: str) -> float:
 DEFAULT_MAX_ITER = 100_000
 
 
-class LpCalibrator:
+class LpCalibrator(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
     r"""Recalibrate a ``k``-class predictor under :math:`\ell_p` error: Algorithm 2 of paper 002 (``alg-multiclass-lp``).
 
     :meth:`fit` rounds every forecast to its level set, keeps the heavy level sets
@@ -51,6 +55,10 @@ class LpCalibrator:
     error :math:`\hat q(G)\,|u_{G,i} - \hat y_i(G)| > \omega`, patches the largest (stage 1)
     and merges groups whose predictions share a level set (stage 2).  :meth:`predict`
     returns :math:`u_G` on the groups and :math:`c(r(f(x)))` elsewhere.
+
+    A scikit-learn transformer of probability rows: ``fit(probs, y)`` then ``transform(probs)``
+    (the same method as :meth:`predict`), so it follows a classifier's ``predict_proba`` in a
+    ``Pipeline``.  The parameters are stored as given and checked by :meth:`fit`.
 
     Parameters
     ----------
@@ -89,6 +97,13 @@ class LpCalibrator:
 
     Attributes
     ----------
+    classes_ : ndarray of shape (k,)
+        The label of each column: ``0, ..., k - 1`` for labels that are positions, else the ``k``
+        distinct labels of ``y``, sorted.
+    n_classes_ : int
+        The number of classes ``k``.
+    m_ : int
+        The grid size :math:`m = 1/\lambda` of the fit.
     threshold_, mass_threshold_ : float
         The thresholds :math:`\omega` and :math:`\omega_m` used.
     keys_, bin_levels_, bin_predictions_ : array
@@ -126,6 +141,10 @@ class LpCalibrator:
     >>> cal.predict(probs[:2]).round(3)
     array([[0.591, 0.162, 0.247],
            [0.233, 0.733, 0.033]])
+    >>> names = np.array(["ant", "bee", "cat"])[y]  # any labels: the columns follow their sorted order
+    >>> named = LpCalibrator(0.1, threshold=0.01, noise=False, pools=False).fit(probs, names)
+    >>> named.classes_.tolist(), bool(np.array_equal(named.transform(probs[:2]), cal.predict(probs[:2])))
+    (['ant', 'bee', 'cat'], True)
     """
 
     def __init__(
@@ -145,59 +164,84 @@ class LpCalibrator:
         check_sample_size: bool = True,
         rng=None,
     ):
-        self.lam, self.m = check_lam(lam)
-        self.p = check_p(p)
-        self.delta = check_open_unit(delta, "delta")
-        if epsilon is not None:
-            self.epsilon = check_open_unit(epsilon, "epsilon")
-            if self.p == 1.0:
-                raise ValueError("p must be greater than 1 when epsilon is given (Theorem 6 gives no sample size at p = 1)")
-        else:
-            self.epsilon = None
-        if isinstance(threshold, str):
-            if threshold != "auto":
-                raise ValueError(f"threshold must be a number in [{THRESHOLD_MIN:g}, 1) or 'auto', got {threshold!r}")
-            self.threshold = "auto"
-        else:
-            self.threshold = _check_threshold(threshold, "threshold")
-        self.mass_threshold = None if mass_threshold is None else _check_threshold(mass_threshold, "mass_threshold")
-        if isinstance(noise, (bool, np.bool_)):
-            self.noise = bool(noise)
-        else:
-            self.noise = check_positive(noise, "noise")
-        if not isinstance(pools, (bool, np.bool_)):
-            raise ValueError(f"pools must be True or False, got {pools!r}")
-        self.pools = bool(pools)
-        self.max_iter = DEFAULT_MAX_ITER if max_iter is None else check_int(max_iter, "max_iter", minimum=0)
-        self.record_states = check_bool(record_states, "record_states")
-        self.record_queries = check_bool(record_queries, "record_queries")
-        self.check_sample_size = check_bool(check_sample_size, "check_sample_size")
-        if rng is not None:
-            as_rng(rng)  # validated now; kept as given, so that every fit starts from the same seed
+        self.lam = lam
+        self.p = p
+        self.epsilon = epsilon
+        self.threshold = threshold
+        self.mass_threshold = mass_threshold
+        self.delta = delta
+        self.noise = noise
+        self.pools = pools
+        self.max_iter = max_iter
+        self.record_states = record_states
+        self.record_queries = record_queries
+        self.check_sample_size = check_sample_size
         self.rng = rng
 
+    @property
+    def m(self) -> int:
+        """The grid size :math:`m = 1/\\lambda` of the parameter ``lam`` (``m_`` is that of the fit)."""
+        return check_lam(self.lam)[1]
+
+    def _settings(self) -> SimpleNamespace:
+        """The parameters checked, under their names, as the loop of :mod:`~companion.multiclass_lp.structure` reads them
+        (plus ``m = 1/lam``; ``max_iter`` None becomes :data:`DEFAULT_MAX_ITER`)."""
+        s = SimpleNamespace()
+        s.lam, s.m = check_lam(self.lam)
+        s.p = check_p(self.p)
+        s.delta = check_open_unit(self.delta, "delta")
+        s.epsilon = None
+        if self.epsilon is not None:
+            s.epsilon = check_open_unit(self.epsilon, "epsilon")
+            if s.p == 1.0:
+                raise ValueError("p must be greater than 1 when epsilon is given (Theorem 6 gives no sample size at p = 1)")
+        if isinstance(self.threshold, str):
+            if self.threshold != "auto":
+                raise ValueError(f"threshold must be a number in [{THRESHOLD_MIN:g}, 1) or 'auto', got {self.threshold!r}")
+            s.threshold = "auto"
+        else:
+            s.threshold = _check_threshold(self.threshold, "threshold")
+        s.mass_threshold = None if self.mass_threshold is None else _check_threshold(self.mass_threshold, "mass_threshold")
+        s.noise = bool(self.noise) if isinstance(self.noise, (bool, np.bool_)) else check_positive(self.noise, "noise")
+        if not isinstance(self.pools, (bool, np.bool_)):
+            raise ValueError(f"pools must be True or False, got {self.pools!r}")
+        s.pools = bool(self.pools)
+        s.max_iter = DEFAULT_MAX_ITER if self.max_iter is None else check_int(self.max_iter, "max_iter", minimum=0)
+        s.record_states = check_bool(self.record_states, "record_states")
+        s.record_queries = check_bool(self.record_queries, "record_queries")
+        s.check_sample_size = check_bool(self.check_sample_size, "check_sample_size")
+        s.rng = as_rng(0 if self.rng is None else self.rng)  # a seed starts every fit from the same state
+        return s
+
     # -- fitting ----------------------------------------------------------------
-    def _rows(self, probs) -> tuple[np.ndarray, float]:
+    @staticmethod
+    def _rows(probs, m: int) -> tuple[np.ndarray, float]:
         """``probs`` checked (finite rows on the simplex, keyable at this grid) and the machine epsilon of its type."""
-        _check_key_work_of(probs, self.m)
+        _check_key_work_of(probs, m)
         return _probability_rows(probs)
 
     def fit(self, probs, y):
-        """Run Algorithm 2 (``alg-multiclass-lp``) on a labelled sample: forecasts ``probs`` (n, k), labels ``y``; return self."""
-        probs, eps = self._rows(probs)
-        y = _labels_for(probs, y)
+        """Run Algorithm 2 (``alg-multiclass-lp``) on a labelled sample: forecasts ``probs`` (n, k), labels ``y``; return self.
+
+        ``probs``: an array or a DataFrame of ``k`` columns; ``y``: positions ``0, ..., k - 1`` or ``k``
+        distinct labels (``classes_``, sorted).
+        """
+        s = self._settings()
+        probs, eps = self._rows(probs, s.m)
+        y, classes = class_codes(y, probs.shape[1])  # positions 0..k-1, or k distinct labels in sorted order
+        check_same_length(probs=probs, y=y)
         n, k = probs.shape
-        rng = as_rng(0 if self.rng is None else self.rng)
         # the thresholds omega, omega_m, the pool sizes and the Laplace scales (Lemma 8, Theorem 6)
-        self.threshold_, self.mass_threshold_, sizes, scales = plan_pools(self, n, k)
-        self.pool_sizes_, self.n_classes_ = [int(s) for s in sizes], k
-        counts = _counts(probs, self.m, eps)  # r(f(x_s)) / lambda
-        keys = _keys_from_counts(counts, self.m)
+        self.threshold_, self.mass_threshold_, sizes, scales = plan_pools(s, n, k)
+        self.pool_sizes_, self.n_classes_, self.classes_, self.m_ = [int(x) for x in sizes], k, classes, s.m
+        counts = _counts(probs, s.m, eps)  # r(f(x_s)) / lambda
+        keys = _keys_from_counts(counts, s.m)
         # step 1: heavy level sets H from pool 0, and each pool's per-bin sums for the estimates of steps 2-3
         h_keys, h_levels, mass_stats, label_stats, scales = pool_statistics(
-            self.pools, keys, counts, y, sizes, scales, self.mass_threshold_, rng)
+            s.pools, keys, counts, y, sizes, scales, self.mass_threshold_, s.rng)
         self.noise_scales_ = list(scales)
-        self._store(run_groups(self, h_keys, h_levels, mass_stats, label_stats, rng))  # steps 2-4
+        s.threshold_, s.noise_scales_ = self.threshold_, self.noise_scales_
+        self._store(run_groups(s, h_keys, h_levels, mass_stats, label_stats, s.rng))  # steps 2-4
         return self
 
     def fit_exact(self, probs, cond_mean, weights):
@@ -209,18 +253,23 @@ class LpCalibrator:
         added and there are no pools, so Lemmas 10-14 apply with zero
         estimation error.  Thresholds: ``epsilon`` or a numeric ``threshold``
         (``"auto"`` has no meaning without a sample and raises ``ValueError``).
+        The classes are the positions ``0, ..., k - 1``.
         """
-        probs, eps = self._rows(probs)
+        s = self._settings()
+        probs, eps = self._rows(probs, s.m)
         h = _cond_mean_for(probs, cond_mean)
         w = _weights_for(probs, weights)
-        if self.epsilon is None and self.threshold == "auto":
+        if s.epsilon is None and s.threshold == "auto":
             raise ValueError("threshold must be a number (or epsilon given) for fit_exact; 'auto' needs a sample size")
-        self.threshold_, self.mass_threshold_ = fixed_thresholds(self)
-        counts = _counts(probs, self.m, eps)
-        h_keys, h_levels, labels = exact_statistics(_keys_from_counts(counts, self.m), counts, h, w, self.mass_threshold_)
+        self.threshold_, self.mass_threshold_ = fixed_thresholds(s)
+        counts = _counts(probs, s.m, eps)
+        h_keys, h_levels, labels = exact_statistics(_keys_from_counts(counts, s.m), counts, h, w, self.mass_threshold_)
         n_sizes = _pool_count(self.mass_threshold_)
-        self.pool_sizes_, self.noise_scales_, self.n_classes_ = [], [(0.0, 0.0)] * n_sizes, probs.shape[1]
-        self._store(run_groups(self, h_keys, h_levels, [labels[:, 0]] * n_sizes, [labels] * n_sizes, as_rng(0)))
+        k = probs.shape[1]
+        self.pool_sizes_, self.noise_scales_, self.n_classes_ = [], [(0.0, 0.0)] * n_sizes, k
+        self.classes_, self.m_ = np.arange(k), s.m
+        s.threshold_, s.noise_scales_ = self.threshold_, self.noise_scales_
+        self._store(run_groups(s, h_keys, h_levels, [labels[:, 0]] * n_sizes, [labels] * n_sizes, as_rng(0)))
         return self
 
     def _store(self, run: GroupRun) -> None:
@@ -232,8 +281,7 @@ class LpCalibrator:
 
     # -- prediction -------------------------------------------------------------
     def _check_fitted(self):
-        if not hasattr(self, "bin_predictions_"):
-            raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit(probs, y) first")
+        check_is_fitted(self, "bin_predictions_")  # NotFittedError, a ValueError
 
     def _bin_table(self, bin_predictions) -> np.ndarray:
         """``bin_predictions`` checked: one probability vector per heavy level set (entries in [0, 1], rows
@@ -255,20 +303,23 @@ class LpCalibrator:
         ``bin_predictions`` (optional, shape ``(len(keys_), k)``) replaces the
         fitted per-bin predictions, e.g. a state of ``trajectory_``; its rows must
         be probability vectors (entries in [0, 1] summing to 1 within 1e-8).
+        :meth:`transform` is this method (the name a ``Pipeline`` calls).
         """
         self._check_fitted()
-        probs, eps = self._rows(probs)
+        probs, eps = self._rows(probs, self.m_)
         if probs.shape[1] != self.n_classes_:
             raise ValueError(f"probs must have one column per fitted class ({self.n_classes_}), got shape {probs.shape}")
         table = self.bin_predictions_ if bin_predictions is None else self._bin_table(bin_predictions)
-        counts = _counts(probs, self.m, eps)
-        out = _canonical_from_counts(counts, self.m)  # step 5: c(r(f(x))) off the groups, u_G on them
+        counts = _counts(probs, self.m_, eps)
+        out = _canonical_from_counts(counts, self.m_)  # step 5: c(r(f(x))) off the groups, u_G on them
         if self.keys_.size == 0:
             return out
-        keys = _keys_from_counts(counts, self.m)
+        keys = _keys_from_counts(counts, self.m_)
         pos = np.searchsorted(self.keys_, keys)
         ok = pos < self.keys_.size
         hit = np.zeros(keys.size, dtype=bool)
         hit[ok] = self.keys_[pos[ok]] == keys[ok]
         out[hit] = table[pos[hit]]
         return out
+
+    transform = predict
