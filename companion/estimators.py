@@ -20,6 +20,10 @@ book's algorithms; nothing here is a second implementation.
     eqs. (8)-(9) or the label-conditional ones of eq. (10)
     (``chap-conformal-label-shift``).
 
+Like every scikit-learn meta-estimator, :func:`sklearn.base.clone` copies the wrapped
+classifier *unfitted*; to keep it fitted through a clone (``GridSearchCV``,
+``cross_val_score``), wrap it in :class:`sklearn.frozen.FrozenEstimator`.
+
 With ``estimator=None`` the inputs ``X`` are already probability rows (one
 column per class, in the order of the sorted labels), e.g. the scores a
 scoring service returned.  Labels may be any sortable values (integers,
@@ -79,13 +83,15 @@ def _labels(y, name: str) -> np.ndarray:
         check_classification_targets(y)
     except (ValueError, TypeError) as exc:
         raise ValueError(f"{name} must hold class labels: {exc}") from None
+    if np.unique(y).size < 2:
+        raise ValueError(f"{name} holds one class only: calibration under label shift needs at least two classes")
     return y
 
 
 def _labelled_rows(owner, X, y, name_x: str, name_y: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Rows, label codes ``0..k-1`` and ``classes`` (the wrapped classifier's, or the sorted labels of ``y``)."""
-    probs = _rows(owner, X, name_x, reset=True)
     y = _labels(y, name_y)
+    probs = _rows(owner, X, name_x, reset=True)
     if y.size != probs.shape[0]:
         raise ValueError(f"{name_x} and {name_y} must have the same number of rows, got {probs.shape[0]} and {y.size}")
     labels = np.unique(y)
@@ -335,7 +341,8 @@ class LabelShiftCalibratedClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X) -> np.ndarray:
         """The most probable class for the target population (a label of ``classes_``)."""
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)  # first: it raises NotFittedError before fit
+        return self.classes_[np.argmax(proba, axis=1)]
 
 
 def _composite(z, codes, q1: float, n_bins):
