@@ -243,7 +243,7 @@ def run_task(binary: bool, rounds: int = ROUNDS) -> tuple[dict, list]:
         for other in (p for p in theirs if p in times and ours in times):
             harness_rows.append(Row(f"use in your project: {sides[ours][1]}", size, times[ours],
                                     f"{sides[other][0]} {sides[other][1]}", "peer", times[other], load))
-    return {"true_prior": t["true_prior"].tolist(), "rows": rows}, harness_rows
+    return {"true_prior": t["true_prior"].tolist(), "load": load, "rows": rows}, harness_rows
 
 
 def versions() -> dict:
