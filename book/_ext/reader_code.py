@@ -46,8 +46,9 @@ CODE_DIR = "code"  # the site's folder of shipped files
 REQUIREMENTS = "requirements-reader.txt"
 # Besides the companion's own dependencies (pyproject.toml): SymPy's mpmath,
 # the classifiers of the real-data chapters with their helpers, a Jupyter
-# kernel and a notebook front end.
-READER_EXTRAS = ("mpmath", "scikit-learn", "joblib", "threadpoolctl", "ipykernel", "jupyterlab")
+# kernel and a notebook front end with its MyST renderer (exercise boxes, statements and references
+# shown as on the site, not as raw markup).
+READER_EXTRAS = ("mpmath", "scikit-learn", "joblib", "threadpoolctl", "ipykernel", "jupyterlab", "jupyterlab-myst")
 
 
 def reader_requirements(root: Path) -> str:
