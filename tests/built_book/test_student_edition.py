@@ -53,3 +53,29 @@ def test_each_edition_says_where_its_solutions_are(html_root, student_root):
                                                           _page_text(student_root, page), re.I)]
     assert not promises, f"student pages that promise collapsed solutions: {promises}"
     assert "empty answer cell" in _page_text(student_root, "book/run_the_code")
+
+
+#: What, in a page's opening, speaks to an instructor or about the book's machinery rather than to a student.
+_INSTRUCTOR_WORDS = re.compile(r"\binstructors?\b|\badopts?\b|\bin class\b|course/|book/_ext|plan\.yml", re.I)
+
+
+def opening_text(html: str) -> str:
+    """The text between a page's title and its first section: what the page says first."""
+    title = BeautifulSoup(html, "html.parser").select_one("article h1")
+    parts = []
+    for node in title.find_next_siblings():
+        if node.name == "section":
+            break
+        parts.append(node.get_text(" "))
+    return " ".join(" ".join(parts).split())
+
+
+def test_the_student_teaching_page_opens_for_a_student(html_root, student_root):
+    """*Teaching with this book* opens for an instructor in the full edition and for a student in the student edition."""
+    page = "book/teaching"
+    full = opening_text((html_root / f"{page}.html").read_text(encoding="utf-8"))
+    student = opening_text((student_root / f"{page}.html").read_text(encoding="utf-8"))
+    assert _INSTRUCTOR_WORDS.search(full), f"the full edition's opening no longer addresses the instructor: {full[:200]}"
+    found = sorted({m.group(0) for m in _INSTRUCTOR_WORDS.finditer(student)})
+    assert student and not found, f"the student edition's opening addresses the instructor ({found}): {student[:300]}"
+    assert re.search(r"\byou(r)?\b", student, re.I), f"the student edition's opening does not speak to the student: {student[:300]}"
