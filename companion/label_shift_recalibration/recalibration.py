@@ -34,6 +34,7 @@ from .._checks import as_labels, as_probabilities, check_int, check_same_length
 from .._numerics import _returned
 from ..calibration_sharpness import UniformMassBinning
 from ..calibration_sharpness.binning import _check_enough_samples
+from ..label_shift_weights.correction import encode_labels
 
 __all__ = [
     "prior_correction",
@@ -132,17 +133,24 @@ def cube_root_bins(n: int) -> int:
 def _as_scores(z, name: str) -> np.ndarray:
     """Scores in [0, 1] given as a 1-D array-like or one column (an ``(n, 1)`` array, a one-column DataFrame)."""
     z = z.to_numpy() if hasattr(z, "to_numpy") and hasattr(z, "iloc") else z
-    if np.ndim(z) == 2:
-        if np.shape(z)[1] != 1:
-            raise ValueError(f"{name} must be 1-D or one column of scores in [0, 1], got shape {np.shape(z)}")
-        z = np.asarray(z)[:, 0]
+    try:
+        arr = np.asarray(z)
+    except (TypeError, ValueError):  # ragged input: as_probabilities names it
+        arr = None
+    if arr is not None and arr.ndim == 2:
+        if arr.shape[1] != 1:
+            raise ValueError(f"{name} must be 1-D or one column of scores in [0, 1], got shape {arr.shape}")
+        z = arr[:, 0]
+    elif arr is not None and not isinstance(z, (list, tuple, np.ndarray)):
+        z = arr  # other array-likes (the dtype is kept)
     return as_probabilities(z, name)
 
 
 def _binary_codes(y, name: str, classes: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Labels of any values as codes 0/1 (1 for ``classes[1]``) and the sorted classes; two classes in ``y`` unless ``classes`` is given."""
     y = y.to_numpy() if hasattr(y, "to_numpy") and hasattr(y, "iloc") else y
-    from ..label_shift_weights import encode_labels
+    if y is None:
+        raise ValueError(f"{name} must be an array of labels: the estimator requires y to be passed, but the target y is None")
 
     arr = np.asarray(y)
     if arr.dtype.kind == "f" and np.any(np.isfinite(arr) & (arr != np.round(arr))):
@@ -230,8 +238,8 @@ class CompositeRecalibrator(RegressorMixin, BaseEstimator):
         if (y_target is None) == (self.target_prior is None):
             raise ValueError("give y_target or target_prior, not both" if y_target is not None else
                              "give y_target or target_prior: the target prior comes from the target labels or is the parameter")
-        z_source = _as_scores(z_source, "z_source")
         codes, classes = _binary_codes(y_source, "y_source")
+        z_source = _as_scores(z_source, "z_source")
         check_same_length(z_source=z_source, y_source=codes)
         n_bins = cube_root_bins(z_source.size) if n_bins is None else n_bins
         _check_enough_samples(z_source.size, n_bins, "z_source")
