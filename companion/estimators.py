@@ -41,7 +41,11 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from ._checks import check_bool, check_int, check_option, check_positive
-from .binning_label_shift.canonical_binning import LabelShiftCanonicalBinning, uniform_mass_partition
+from .binning_label_shift.canonical_binning import (
+    LabelShiftCanonicalBinning,
+    log_ratio_quantile_partition,
+    uniform_mass_partition,
+)
 from .conformal_label_shift.scores import conformal_scores, exact_level, true_label_scores
 from .conformal_label_shift.thresholds import label_conditional_thresholds, prediction_sets, weighted_thresholds
 from .label_shift_recalibration.recalibration import CompositeRecalibrator, cube_root_bins
@@ -347,21 +351,13 @@ class LabelShiftCalibratedClassifier(ClassifierMixin, BaseEstimator):
 
 def _composite(z, codes, q1: float, n_bins):
     """The book's composite recalibrator fitted to a known target prior of class 1."""
-    try:
-        return CompositeRecalibrator(n_bins, target_prior=q1).fit(z, codes)
-    except TypeError:  # TEMPORARY, until CompositeRecalibrator takes target_prior (issue 38): the same steps
-        model = CompositeRecalibrator(n_bins).fit(z, codes, codes)
-        model.target_prior_ = q1
-        model.values_ = model.correct(model.binning_.values_)
-        return model
+    return CompositeRecalibrator(n_bins, target_prior=q1).fit(z, codes)
 
 
 def _partition(probs: np.ndarray, n_bins: int):
     """Uniform mass on the class-1 score (two classes); a quantile grid of the log-ratios (more classes)."""
     if probs.shape[1] == 2:
         return uniform_mass_partition(probs, n_bins)
-    from .binning_label_shift.canonical_binning import log_ratio_quantile_partition
-
     return log_ratio_quantile_partition(probs, n_bins)
 
 
@@ -430,7 +426,11 @@ class WeightedConformalClassifier(BaseEstimator):
         self.score = score
 
     def fit(self, X_cal, y_cal, X_target=None) -> "WeightedConformalClassifier":
-        """Compute the thresholds on the labelled calibration sample (and the weights from ``X_target``)."""
+        """Compute the thresholds on the labelled calibration sample (and the weights from ``X_target``).
+
+        ``X_target`` (unlabelled target features) is read only when ``weights`` is
+        ``"mlls"`` or ``"bbse"`` and ``label_conditional`` is False.
+        """
         _check_estimator_param(self.estimator)
         score = check_option(self.score, "score", _SCORES)
         label_conditional = check_bool(self.label_conditional, "label_conditional")

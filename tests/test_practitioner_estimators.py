@@ -28,7 +28,11 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from companion.binning_label_shift.canonical_binning import LabelShiftCanonicalBinning, uniform_mass_partition
+from companion.binning_label_shift.canonical_binning import (
+    LabelShiftCanonicalBinning,
+    log_ratio_quantile_partition,
+    uniform_mass_partition,
+)
 from companion.calibration_sharpness.binning import UniformMassBinning
 from companion.conformal_label_shift.scores import conformal_scores, true_label_scores
 from companion.conformal_label_shift.thresholds import (
@@ -174,12 +178,7 @@ def test_known_prior_canonical_equals_label_shift_canonical_binning_by_hand(name
     q, p, model, ps, y, x_cal, pt, x_test = _known(name)
     clf = LabelShiftCalibratedClassifier(model, method="canonical", target_prior=q).fit(x_cal, y)
     n_bins = cube_root_bins(y.size)
-    if name == "two":
-        partition = uniform_mass_partition(ps, n_bins)
-    else:
-        from companion.binning_label_shift.canonical_binning import log_ratio_quantile_partition
-
-        partition = log_ratio_quantile_partition(ps, n_bins)
+    partition = uniform_mass_partition(ps, n_bins) if name == "two" else log_ratio_quantile_partition(ps, n_bins)
     by_hand = LabelShiftCanonicalBinning(partition).fit(ps, y, q / p).predict(pt)
     np.testing.assert_array_equal(clf.predict_proba(x_test), by_hand)
 
