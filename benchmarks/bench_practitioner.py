@@ -131,14 +131,14 @@ def companion_sides(binary: bool) -> dict:
             return {"sets": cp.fit(t["X_cal"], t["y_cal"], t["X_target"]).predict_set(t["X_target"])}
         return side
 
-    sides = {"companion prior": ("companion", "TargetPriorEstimator (MLLS after BCTS)", prior)}
+    sides = {"companion prior": ("companion", "TargetPriorEstimator, MLLS after BCTS", prior)}
     if binary:
-        sides["companion composite"] = ("companion", 'LabelShiftCalibratedClassifier(method="composite")',
+        sides["companion composite"] = ("companion", 'LabelShiftCalibratedClassifier, method "composite"',
                                         recalibrate("composite"))
-    sides["companion bcts"] = ("companion", 'LabelShiftCalibratedClassifier(method="bcts")', recalibrate("bcts"))
+    sides["companion bcts"] = ("companion", 'LabelShiftCalibratedClassifier, method "bcts"', recalibrate("bcts"))
     if not binary:
-        sides["companion weighted sets"] = ("companion", "WeightedConformalClassifier (MLLS weights)", conformal(False))
-        sides["companion label-conditional sets"] = ("companion", "WeightedConformalClassifier(label_conditional=True)",
+        sides["companion weighted sets"] = ("companion", "WeightedConformalClassifier, MLLS weights", conformal(False))
+        sides["companion label-conditional sets"] = ("companion", "WeightedConformalClassifier, label-conditional",
                                                      conformal(True))
     return sides
 
@@ -155,9 +155,9 @@ def peer_sides(binary: bool) -> dict:
             return {"prior": probs.mean(axis=0), "probs": probs}
         return side
 
-    sides["sklearn sigmoid"] = ("scikit-learn", 'CalibratedClassifierCV(method="sigmoid"), source only',
+    sides["sklearn sigmoid"] = ("scikit-learn", "CalibratedClassifierCV, sigmoid, source only",
                                 sklearn_side("sigmoid"))
-    sides["sklearn temperature"] = ("scikit-learn", 'CalibratedClassifierCV(method="temperature"), source only',
+    sides["sklearn temperature"] = ("scikit-learn", "CalibratedClassifierCV, temperature, source only",
                                     sklearn_side("temperature"))
     if available("quapy"):
         warnings.filterwarnings("ignore", module="quapy")
@@ -175,7 +175,7 @@ def peer_sides(binary: bool) -> dict:
             return {"prior": q.predict(t["X_target"])}
 
         sides["quapy emq"] = ("QuaPy", "EMQ", emq(None))
-        sides["quapy emq-bcts"] = ("QuaPy", 'EMQ(calib="bcts")', emq("bcts"))
+        sides["quapy emq-bcts"] = ("QuaPy", 'EMQ, calib "bcts"', emq("bcts"))
         sides["quapy pacc"] = ("QuaPy", "PACC", pacc)
     else:
         sides["quapy"] = ("QuaPy", "not installed", None)
@@ -188,7 +188,7 @@ def peer_sides(binary: bool) -> dict:
             m = SplitConformalClassifier(t["model"], confidence_level=1 - ALPHA, conformity_score="lac", prefit=True)
             return {"sets": m.conformalize(t["X_cal"], t["y_cal"]).predict_set(t["X_target"])[1][:, :, 0]}
 
-        sides["mapie split"] = ("MAPIE", 'SplitConformalClassifier(conformity_score="lac")', mapie_side)
+        sides["mapie split"] = ("MAPIE", "SplitConformalClassifier, LAC score", mapie_side)
     else:
         sides["mapie"] = ("MAPIE", "not installed", None)
     if available("crepes"):
@@ -199,7 +199,7 @@ def peer_sides(binary: bool) -> dict:
             w.calibrate(t["X_cal"], t["y_cal"], class_cond=True)
             return {"sets": w.predict_set(t["X_target"], labels=False, confidence=1 - ALPHA, smoothing=False)}
 
-        sides["crepes class-conditional"] = ("crepes", "WrapClassifier, calibrate(class_cond=True)", crepes_side)
+        sides["crepes class-conditional"] = ("crepes", "WrapClassifier, class-conditional", crepes_side)
     else:
         sides["crepes"] = ("crepes", "not installed", None)
     return sides
