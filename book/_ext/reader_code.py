@@ -2,14 +2,20 @@
 
 When an HTML build starts, two files are written into ``code/`` of the site:
 
-* the companion as a wheel, ``code/companion-<version>-py3-none-any.whl``,
-  built by pip from a copy of ``pyproject.toml`` and ``companion/`` (so the
-  build leaves nothing behind in the checkout); the build fails when a module
-  of the source tree is missing from the wheel (a subpackage left out of the
-  package list, say);
+* the companion as a wheel, ``code/shiftcal_companion-<version>-py3-none-any.whl``
+  (distribution ``shiftcal-companion``, import name ``companion``), built by pip
+  from a copy of ``pyproject.toml``, ``LICENSE`` and ``companion/`` (so the build leaves
+  nothing behind in the checkout); the build fails when a module of the source
+  tree is missing from the wheel (a subpackage left out of the package list, say).
+  The wheel declares ranges (``numpy>=1.25``...), what a project that uses the
+  estimators installs;
 * ``code/requirements-reader.txt``: what a reader installs next to the wheel
-  to run a downloaded chapter, pinned to the versions of ``requirements.txt``,
-  with which the stored outputs were computed.
+  to run a downloaded chapter (the wheel's dependencies, its ``book`` extra and
+  the notebook tools), pinned to the versions of ``requirements.txt``.  These
+  stay exact pins on purpose: the file's one job is to reproduce the outputs
+  printed in the book, which were computed with those versions (a SymPy form,
+  a last digit, a figure can move with another release), and
+  ``tests/built_book/test_run_the_code.py`` checks that the reader gets them.
 
 When the build ends, every notebook behind a download button (``_sources/**/*.ipynb``) gets a
 first Markdown cell with the book's title, its licences and how to cite it (from ``CITATION.cff``;
@@ -44,22 +50,29 @@ from sphinx.util.osutil import relative_uri
 
 CODE_DIR = "code"  # the site's folder of shipped files
 REQUIREMENTS = "requirements-reader.txt"
-# Besides the companion's own dependencies (pyproject.toml): SymPy's mpmath,
-# the classifiers of the real-data chapters with their helpers, a Jupyter
-# kernel and a notebook front end with its MyST renderer (exercise boxes, statements and references
-# shown as on the site, not as raw markup).
+# The extra of pyproject.toml the chapters need (SymPy, matplotlib).
+BOOK_EXTRA = "book"
+# Besides the companion's own dependencies and its book extra (pyproject.toml): SymPy's mpmath,
+# the classifiers of the real-data chapters (also a dependency of the wheel: listed once) with
+# their helpers, a Jupyter kernel and a notebook front end with its MyST renderer (exercise boxes,
+# statements and references shown as on the site, not as raw markup).
 READER_EXTRAS = ("mpmath", "scikit-learn", "joblib", "threadpoolctl", "ipykernel", "jupyterlab", "jupyterlab-myst")
 
 
 def reader_requirements(root: Path) -> str:
-    """The reader's requirements file: every package a chapter needs, pinned as in ``requirements.txt``."""
+    """The reader's requirements file: every package a chapter needs, pinned as in ``requirements.txt``.
+
+    Those are the wheel's dependencies, its ``book`` extra and ``READER_EXTRAS``; pinned, not ranges,
+    because the file reproduces the book's printed outputs (the module's docstring says more).
+    """
     pins = {}
     for line in (root / "requirements.txt").read_text().splitlines():
         match = re.fullmatch(r"([A-Za-z0-9_.\-]+)==(\S+)", line.strip())
         if match:
             pins[match[1].lower()] = match[0]
     project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
-    wanted = [re.split(r"[<>=!~;\[ ]", dep, maxsplit=1)[0].lower() for dep in project["dependencies"]]
+    declared = project["dependencies"] + project.get("optional-dependencies", {}).get(BOOK_EXTRA, [])
+    wanted = [re.split(r"[<>=!~;\[ ]", dep, maxsplit=1)[0].lower() for dep in declared]
     wanted += [name for name in READER_EXTRAS if name not in wanted]
     unpinned = [name for name in wanted if name not in pins]
     if unpinned:
@@ -67,6 +80,7 @@ def reader_requirements(root: Path) -> str:
     header = [
         "# What a reader installs, with the companion's wheel, to run a chapter of the book",
         "# (its page \"Run the code\"): the versions the book's outputs were computed with.",
+        "# For a project of your own, install the wheel alone: it declares ranges, not these pins.",
     ]
     return "\n".join(header + [pins[name] for name in wanted]) + "\n"
 
@@ -84,6 +98,8 @@ def build_wheel(root: Path, dest: Path) -> Path:
         source = Path(tmp, "source")
         shutil.copytree(root / "companion", source / "companion", ignore=shutil.ignore_patterns("__pycache__"))
         shutil.copy2(root / "pyproject.toml", source)
+        if (root / "LICENSE").is_file():  # setuptools puts it into the wheel's .dist-info (the student
+            shutil.copy2(root / "LICENSE", source)  # edition's copied sources have none: its metadata names it)
         out = Path(tmp, "wheel")
         run = subprocess.run(
             [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--quiet",

@@ -16,15 +16,13 @@ experiments
 
 from __future__ import annotations
 
-from . import canonical_binning, bounds, derivations, experiments
+from .. import _lazy
+from . import canonical_binning, bounds
 from .canonical_binning import *  # noqa: F401,F403
 from .bounds import *  # noqa: F401,F403
-from .derivations import *  # noqa: F401,F403
-from .experiments import *  # noqa: F401,F403
 
-__all__ = [
-    *canonical_binning.__all__,
-    *bounds.__all__,
-    *derivations.__all__,
-    *experiments.__all__,
-]
+# derivations and experiments (SymPy, simulations) load on first use (companion/_lazy.py)
+__getattr__, __dir__ = _lazy.attach(
+    __name__, globals(), eager=["canonical_binning", "bounds"],
+    lazy=["derivations", "experiments"],
+)

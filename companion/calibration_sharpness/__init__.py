@@ -21,15 +21,13 @@ experiments
 
 from __future__ import annotations
 
-from . import metrics, cells, binning, derivations, experiments
+from .. import _lazy
+from . import metrics, cells, binning
 from .metrics import *  # noqa: F401,F403
 from .binning import *  # noqa: F401,F403
-from .derivations import *  # noqa: F401,F403
-from .experiments import *  # noqa: F401,F403
 
-__all__ = [
-    *metrics.__all__,
-    *binning.__all__,
-    *derivations.__all__,
-    *experiments.__all__,
-]
+# derivations and experiments (SymPy, simulations) load on first use (companion/_lazy.py)
+__getattr__, __dir__ = _lazy.attach(
+    __name__, globals(), eager=["metrics", "binning"],
+    lazy=["derivations", "experiments"],
+)

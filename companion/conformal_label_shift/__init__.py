@@ -18,17 +18,13 @@ guarantee_checks
 
 from __future__ import annotations
 
-from . import scores, thresholds, derivations, experiments, guarantee_checks
+from .. import _lazy
+from . import scores, thresholds
 from .scores import *  # noqa: F401,F403
 from .thresholds import *  # noqa: F401,F403
-from .derivations import *  # noqa: F401,F403
-from .experiments import *  # noqa: F401,F403
-from .guarantee_checks import *  # noqa: F401,F403
 
-__all__ = [
-    *scores.__all__,
-    *thresholds.__all__,
-    *derivations.__all__,
-    *experiments.__all__,
-    *guarantee_checks.__all__,
-]
+# derivations, experiments and guarantee_checks (SymPy, simulations) load on first use (companion/_lazy.py)
+__getattr__, __dir__ = _lazy.attach(
+    __name__, globals(), eager=["scores", "thresholds"],
+    lazy=["derivations", "experiments", "guarantee_checks"],
+)

@@ -22,19 +22,15 @@ experiments
 
 from __future__ import annotations
 
-from . import correction, scaling, estimators, bounds, derivations, experiments
+from .. import _lazy
+from . import correction, scaling, estimators, bounds
 from .correction import *  # noqa: F401,F403
 from .scaling import *  # noqa: F401,F403
 from .estimators import *  # noqa: F401,F403
 from .bounds import *  # noqa: F401,F403
-from .derivations import *  # noqa: F401,F403
-from .experiments import *  # noqa: F401,F403
 
-__all__ = [
-    *correction.__all__,
-    *scaling.__all__,
-    *estimators.__all__,
-    *bounds.__all__,
-    *derivations.__all__,
-    *experiments.__all__,
-]
+# derivations and experiments (SymPy, simulations) load on first use (companion/_lazy.py)
+__getattr__, __dir__ = _lazy.attach(
+    __name__, globals(), eager=["correction", "scaling", "estimators", "bounds"],
+    lazy=["derivations", "experiments"],
+)

@@ -31,18 +31,8 @@ guarantee_checks
 
 from __future__ import annotations
 
-from . import (
-    level_sets,
-    errors,
-    structure,
-    calibrator,
-    baselines,
-    scenario,
-    bounds,
-    derivations,
-    experiments,
-    guarantee_checks,
-)
+from .. import _lazy
+from . import level_sets, errors, structure, calibrator, baselines, scenario, bounds
 from .level_sets import *  # noqa: F401,F403
 from .errors import *  # noqa: F401,F403
 from .structure import *  # noqa: F401,F403
@@ -50,19 +40,9 @@ from .calibrator import *  # noqa: F401,F403
 from .baselines import *  # noqa: F401,F403
 from .scenario import *  # noqa: F401,F403
 from .bounds import *  # noqa: F401,F403
-from .derivations import *  # noqa: F401,F403
-from .experiments import *  # noqa: F401,F403
-from .guarantee_checks import *  # noqa: F401,F403
 
-__all__ = [
-    *level_sets.__all__,
-    *errors.__all__,
-    *structure.__all__,
-    *calibrator.__all__,
-    *baselines.__all__,
-    *scenario.__all__,
-    *bounds.__all__,
-    *derivations.__all__,
-    *experiments.__all__,
-    *guarantee_checks.__all__,
-]
+# derivations, experiments and guarantee_checks (SymPy, simulations) load on first use (companion/_lazy.py)
+__getattr__, __dir__ = _lazy.attach(
+    __name__, globals(), eager=["level_sets", "errors", "structure", "calibrator", "baselines", "scenario", "bounds"],
+    lazy=["derivations", "experiments", "guarantee_checks"],
+)

@@ -18,13 +18,13 @@ rating_scale
 
 from __future__ import annotations
 
-from . import gaussian_mixture, label_shift, rating_scale
+from .. import _lazy
+from . import gaussian_mixture, label_shift
 from .gaussian_mixture import *  # noqa: F401,F403
 from .label_shift import *  # noqa: F401,F403
-from .rating_scale import *  # noqa: F401,F403
 
-__all__ = [
-    *gaussian_mixture.__all__,
-    *label_shift.__all__,
-    *rating_scale.__all__,
-]
+# rating_scale (scipy.stats, used by chapter 8 only) loads on first use (companion/_lazy.py)
+__getattr__, __dir__ = _lazy.attach(
+    __name__, globals(), eager=["gaussian_mixture", "label_shift"],
+    lazy=["rating_scale"],
+)

@@ -19,17 +19,14 @@ experiments
 
 from __future__ import annotations
 
-from . import auc, recalibration, qmm, derivations, experiments
+from .. import _lazy
+from . import auc, recalibration, qmm
 from .auc import *  # noqa: F401,F403
 from .recalibration import *  # noqa: F401,F403
 from .qmm import *  # noqa: F401,F403
-from .derivations import *  # noqa: F401,F403
-from .experiments import *  # noqa: F401,F403
 
-__all__ = [
-    *auc.__all__,
-    *recalibration.__all__,
-    *qmm.__all__,
-    *derivations.__all__,
-    *experiments.__all__,
-]
+# derivations and experiments (SymPy, simulations) load on first use (companion/_lazy.py)
+__getattr__, __dir__ = _lazy.attach(
+    __name__, globals(), eager=["auc", "recalibration", "qmm"],
+    lazy=["derivations", "experiments"],
+)

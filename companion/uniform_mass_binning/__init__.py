@@ -21,17 +21,14 @@ exact_sampling
 
 from __future__ import annotations
 
-from . import grid, bounds, derivations, experiments, exact_sampling
+from .. import _lazy
+from . import grid, bounds
 from .grid import *  # noqa: F401,F403
 from .bounds import *  # noqa: F401,F403
-from .derivations import *  # noqa: F401,F403
-from .experiments import *  # noqa: F401,F403
-from .exact_sampling import *  # noqa: F401,F403
 
-__all__ = [
-    *grid.__all__,
-    *bounds.__all__,
-    *derivations.__all__,
-    *experiments.__all__,
-    *exact_sampling.__all__,
-]
+# derivations (SymPy), experiments and exact_sampling (which builds on the experiments and
+# scipy.stats) load on first use (companion/_lazy.py)
+__getattr__, __dir__ = _lazy.attach(
+    __name__, globals(), eager=["grid", "bounds"],
+    lazy=["derivations", "experiments", "exact_sampling"],
+)

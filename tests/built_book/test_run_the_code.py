@@ -83,7 +83,7 @@ def png_size(data: bytes) -> tuple[int, int]:
 
 
 def shipped_wheel(html_root: Path) -> Path:
-    wheels = sorted((html_root / CODE_DIR).glob("companion-*.whl"))
+    wheels = sorted((html_root / CODE_DIR).glob("shiftcal_companion-*.whl"))
     assert len(wheels) == 1, f"expected one companion wheel in {CODE_DIR}/, found {wheels}"
     return wheels[0]
 
@@ -265,11 +265,11 @@ def test_planted_page_problems_are_caught(html_root, tmp_path):
     wheel = shipped_wheel(html_root).name
     page = (html_root / "book" / "run_the_code.html").read_text(encoding="utf-8")
     assert page.count(wheel) >= 2
-    (site / "book" / "run_the_code.html").write_text(page.replace(wheel, "companion-0.0.9-py3-none-any.whl"))
+    (site / "book" / "run_the_code.html").write_text(page.replace(wheel, "shiftcal_companion-0.0.9-py3-none-any.whl"))
     found = page_problems(site)
     assert f"the install command does not name the shipped {wheel}" in found
-    assert "the install command names companion-0.0.9-py3-none-any.whl, which the site does not ship" in found
-    assert "link ../code/companion-0.0.9-py3-none-any.whl resolves to no file of the site" in found
+    assert "the install command names shiftcal_companion-0.0.9-py3-none-any.whl, which the site does not ship" in found
+    assert "link ../code/shiftcal_companion-0.0.9-py3-none-any.whl resolves to no file of the site" in found
 
 
 def test_png_size_reads_a_png_and_rejects_anything_else(tmp_path):
