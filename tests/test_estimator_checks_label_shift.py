@@ -336,3 +336,19 @@ def test_empty_grid_cells_are_merged_into_a_neighbour():
     counts = np.bincount(part.assign(probs), minlength=part.n_bins)
     assert part.n_bins < 16 and counts.min() > 0
     CanonicalBinning(part).fit(probs, np.arange(400) % 3)  # no empty bin
+
+
+def test_the_transformers_chain_in_a_pipeline_and_the_composite_in_a_grid_search():
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.pipeline import make_pipeline
+
+    probs, y = _two_column_rows(800, 12)
+    pipe = make_pipeline(ScalingCalibrator("bcts"), LabelShiftCanonicalBinning(PART, weights=[0.5, 2.0])).fit(probs, y)
+    by_hand = ScalingCalibrator("bcts").fit(probs, y)
+    scaled = by_hand.transform(probs)
+    expected = LabelShiftCanonicalBinning(PART, weights=[0.5, 2.0]).fit(scaled, y).transform(scaled)
+    np.testing.assert_array_equal(pipe.transform(probs), expected)
+    # the number of bins chosen by cross-validation (R^2 of the recalibrated scores on held-out source folds)
+    z, yz = _binary(900, 13)
+    search = GridSearchCV(CompositeRecalibrator(target_prior=float(yz.mean())), {"n_bins": [2, 5, 9]}, cv=3).fit(z[:, None], yz)
+    assert search.best_params_["n_bins"] in (2, 5, 9) and search.best_estimator_.binning_.values_.size == search.best_params_["n_bins"]
