@@ -69,7 +69,9 @@ def class_codes(y, n_classes: int, name: str = "y") -> tuple[np.ndarray, np.ndar
     """
     k = int(n_classes)
     rule = "{0, 1}" if k == 2 else f"{{0, ..., {k - 1}}}"
-    raw = y if isinstance(y, np.ndarray) else np.asarray(y if hasattr(y, "__len__") else [y] if y is not None else None)
+    if y is None:  # scikit-learn's wording, which its checks look for
+        raise ValueError(f"this estimator requires {name} to be passed, but the target {name} is None")
+    raw = y if isinstance(y, np.ndarray) else np.asarray(y)
     if raw.ndim != 1:
         raise ValueError(f"{name} must be 1-dimensional (one label per row), got shape {raw.shape}")
     if raw.size == 0:
@@ -196,8 +198,8 @@ def _check_enough_samples(n: int, n_bins: int, name: str = "z") -> None:
 def _checked_sample(z, y, n_bins: int) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:
     """The inputs of a fit: scores in [0, 1] (float64), their smallest value, label codes in {0, 1} and
     the classes they stand for (:func:`class_codes`); ``2 n_bins <= n``."""
-    z, smallest = _as_scores(_score_column(z))
     y, classes = class_codes(y, 2)
+    z, smallest = _as_scores(_score_column(z))
     check_same_length(z=z, y=y)
     _check_enough_samples(z.size, n_bins)
     return z, smallest, y, classes

@@ -45,6 +45,11 @@ class _RowRecalibrator(TransformerMixin, BaseEstimator, auto_wrap_output_keys=No
         """The recalibrated rows; the same method as ``predict`` (``transform`` is the name a ``Pipeline`` calls)."""
         return self.predict(probs)
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.positive_only = True  # probability rows
+        return tags
+
 
 class TemperatureScaling(_RowRecalibrator):
     r"""Temperature scaling (Guo et al.): :math:`g(u) = \mathrm{softmax}(\log u / T)`, T by maximum likelihood.

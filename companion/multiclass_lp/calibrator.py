@@ -323,3 +323,8 @@ class LpCalibrator(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         return out
 
     transform = predict
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.positive_only = True  # probability rows
+        return tags
