@@ -33,6 +33,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._checks import as_labels, as_probabilities, as_real_array, as_weights, check_int, check_same_length
 from ..label_shift_weights import as_simplex_rows, encode_labels, posterior_correction
+from ..label_shift_weights.scaling import _frame_values
 from .._checks import as_cut_point_list
 from ..calibration_sharpness.binning import _uniform_mass_edges_unsorted
 from ..calibration_sharpness.cells import BinLookup
@@ -266,11 +267,6 @@ def bin_class_counts(bins: np.ndarray, codes: np.ndarray, n_bins: int, n_classes
     check_same_length(bins=b, codes=c)
     flat = np.bincount(b * n_classes + c, minlength=n_bins * n_classes)
     return flat.reshape(n_bins, n_classes)
-
-
-def _frame_values(x):
-    """A pandas DataFrame or Series as its numpy array (dtype kept); anything else unchanged."""
-    return x.to_numpy() if hasattr(x, "to_numpy") and hasattr(x, "iloc") else x
 
 
 class CanonicalBinning(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):

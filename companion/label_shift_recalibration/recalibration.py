@@ -35,6 +35,7 @@ from .._numerics import _returned
 from ..calibration_sharpness import UniformMassBinning
 from ..calibration_sharpness.binning import _check_enough_samples
 from ..label_shift_weights.correction import encode_labels
+from ..label_shift_weights.scaling import _frame_values
 
 __all__ = [
     "prior_correction",
@@ -132,7 +133,7 @@ def cube_root_bins(n: int) -> int:
 
 def _as_scores(z, name: str) -> np.ndarray:
     """Scores in [0, 1] given as a 1-D array-like or one column (an ``(n, 1)`` array, a one-column DataFrame)."""
-    z = z.to_numpy() if hasattr(z, "to_numpy") and hasattr(z, "iloc") else z
+    z = _frame_values(z)
     try:
         arr = np.asarray(z)
     except (TypeError, ValueError):  # ragged input: as_probabilities names it
@@ -148,7 +149,7 @@ def _as_scores(z, name: str) -> np.ndarray:
 
 def _binary_codes(y, name: str, classes: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Labels of any values as codes 0/1 (1 for ``classes[1]``) and the sorted classes; two classes in ``y`` unless ``classes`` is given."""
-    y = y.to_numpy() if hasattr(y, "to_numpy") and hasattr(y, "iloc") else y
+    y = _frame_values(y)
     if y is None:
         raise ValueError(f"{name} must be an array of labels: the estimator requires y to be passed, but the target y is None")
 
