@@ -46,6 +46,38 @@ def _check_threshold(value, name: str) -> float:
 DEFAULT_MAX_ITER = 100_000
 
 
+def _settings(cal) -> SimpleNamespace:
+    """The parameters of the :class:`LpCalibrator` ``cal`` checked (by ``fit``, scikit-learn's rule), under their names,
+    as the loop of :mod:`~companion.multiclass_lp.structure` reads them (plus ``m = 1/lam``; ``max_iter`` None
+    becomes :data:`DEFAULT_MAX_ITER`)."""
+    s = SimpleNamespace()
+    s.lam, s.m = check_lam(cal.lam)
+    s.p = check_p(cal.p)
+    s.delta = check_open_unit(cal.delta, "delta")
+    s.epsilon = None
+    if cal.epsilon is not None:
+        s.epsilon = check_open_unit(cal.epsilon, "epsilon")
+        if s.p == 1.0:
+            raise ValueError("p must be greater than 1 when epsilon is given (Theorem 6 gives no sample size at p = 1)")
+    if isinstance(cal.threshold, str):
+        if cal.threshold != "auto":
+            raise ValueError(f"threshold must be a number in [{THRESHOLD_MIN:g}, 1) or 'auto', got {cal.threshold!r}")
+        s.threshold = "auto"
+    else:
+        s.threshold = _check_threshold(cal.threshold, "threshold")
+    s.mass_threshold = None if cal.mass_threshold is None else _check_threshold(cal.mass_threshold, "mass_threshold")
+    s.noise = bool(cal.noise) if isinstance(cal.noise, (bool, np.bool_)) else check_positive(cal.noise, "noise")
+    if not isinstance(cal.pools, (bool, np.bool_)):
+        raise ValueError(f"pools must be True or False, got {cal.pools!r}")
+    s.pools = bool(cal.pools)
+    s.max_iter = DEFAULT_MAX_ITER if cal.max_iter is None else check_int(cal.max_iter, "max_iter", minimum=0)
+    s.record_states = check_bool(cal.record_states, "record_states")
+    s.record_queries = check_bool(cal.record_queries, "record_queries")
+    s.check_sample_size = check_bool(cal.check_sample_size, "check_sample_size")
+    s.rng = as_rng(0 if cal.rng is None else cal.rng)  # a seed starts every fit from the same state
+    return s
+
+
 class LpCalibrator(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
     r"""Recalibrate a ``k``-class predictor under :math:`\ell_p` error: Algorithm 2 of paper 002 (``alg-multiclass-lp``).
 
@@ -183,36 +215,6 @@ class LpCalibrator(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         """The grid size :math:`m = 1/\\lambda` of the parameter ``lam`` (``m_`` is that of the fit)."""
         return check_lam(self.lam)[1]
 
-    def _settings(self) -> SimpleNamespace:
-        """The parameters checked, under their names, as the loop of :mod:`~companion.multiclass_lp.structure` reads them
-        (plus ``m = 1/lam``; ``max_iter`` None becomes :data:`DEFAULT_MAX_ITER`)."""
-        s = SimpleNamespace()
-        s.lam, s.m = check_lam(self.lam)
-        s.p = check_p(self.p)
-        s.delta = check_open_unit(self.delta, "delta")
-        s.epsilon = None
-        if self.epsilon is not None:
-            s.epsilon = check_open_unit(self.epsilon, "epsilon")
-            if s.p == 1.0:
-                raise ValueError("p must be greater than 1 when epsilon is given (Theorem 6 gives no sample size at p = 1)")
-        if isinstance(self.threshold, str):
-            if self.threshold != "auto":
-                raise ValueError(f"threshold must be a number in [{THRESHOLD_MIN:g}, 1) or 'auto', got {self.threshold!r}")
-            s.threshold = "auto"
-        else:
-            s.threshold = _check_threshold(self.threshold, "threshold")
-        s.mass_threshold = None if self.mass_threshold is None else _check_threshold(self.mass_threshold, "mass_threshold")
-        s.noise = bool(self.noise) if isinstance(self.noise, (bool, np.bool_)) else check_positive(self.noise, "noise")
-        if not isinstance(self.pools, (bool, np.bool_)):
-            raise ValueError(f"pools must be True or False, got {self.pools!r}")
-        s.pools = bool(self.pools)
-        s.max_iter = DEFAULT_MAX_ITER if self.max_iter is None else check_int(self.max_iter, "max_iter", minimum=0)
-        s.record_states = check_bool(self.record_states, "record_states")
-        s.record_queries = check_bool(self.record_queries, "record_queries")
-        s.check_sample_size = check_bool(self.check_sample_size, "check_sample_size")
-        s.rng = as_rng(0 if self.rng is None else self.rng)  # a seed starts every fit from the same state
-        return s
-
     # -- fitting ----------------------------------------------------------------
     @staticmethod
     def _rows(probs, m: int) -> tuple[np.ndarray, float]:
@@ -226,7 +228,7 @@ class LpCalibrator(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         ``probs``: an array or a DataFrame of ``k`` columns; ``y``: positions ``0, ..., k - 1`` or ``k``
         distinct labels (``classes_``, sorted).
         """
-        s = self._settings()
+        s = _settings(self)
         probs, eps = self._rows(probs, s.m)
         y, classes = class_codes(y, probs.shape[1])  # positions 0..k-1, or k distinct labels in sorted order
         check_same_length(probs=probs, y=y)
@@ -252,10 +254,9 @@ class LpCalibrator(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         of atom ``j``.  Every estimate equals its population value, no noise is
         added and there are no pools, so Lemmas 10-14 apply with zero
         estimation error.  Thresholds: ``epsilon`` or a numeric ``threshold``
-        (``"auto"`` has no meaning without a sample and raises ``ValueError``).
-        The classes are the positions ``0, ..., k - 1``.
+        (``"auto"`` has no meaning without a sample and raises ``ValueError``).  Classes: ``0, ..., k - 1``.
         """
-        s = self._settings()
+        s = _settings(self)
         probs, eps = self._rows(probs, s.m)
         h = _cond_mean_for(probs, cond_mean)
         w = _weights_for(probs, weights)
@@ -264,10 +265,8 @@ class LpCalibrator(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         self.threshold_, self.mass_threshold_ = fixed_thresholds(s)
         counts = _counts(probs, s.m, eps)
         h_keys, h_levels, labels = exact_statistics(_keys_from_counts(counts, s.m), counts, h, w, self.mass_threshold_)
-        n_sizes = _pool_count(self.mass_threshold_)
-        k = probs.shape[1]
-        self.pool_sizes_, self.noise_scales_, self.n_classes_ = [], [(0.0, 0.0)] * n_sizes, k
-        self.classes_, self.m_ = np.arange(k), s.m
+        n_sizes, k = _pool_count(self.mass_threshold_), probs.shape[1]
+        self.pool_sizes_, self.noise_scales_, self.n_classes_, self.classes_, self.m_ = [], [(0.0, 0.0)] * n_sizes, k, np.arange(k), s.m
         s.threshold_, s.noise_scales_ = self.threshold_, self.noise_scales_
         self._store(run_groups(s, h_keys, h_levels, [labels[:, 0]] * n_sizes, [labels] * n_sizes, as_rng(0)))
         return self
