@@ -15,7 +15,6 @@ anything heavy.
 
 from __future__ import annotations
 
-import ast
 import importlib
 import importlib.util
 from collections.abc import Callable, Iterable
@@ -23,6 +22,8 @@ from collections.abc import Callable, Iterable
 
 def _exports(module: str) -> list[str]:
     """The ``__all__`` of ``module``, from its source when it is a literal, else by importing it."""
+    import ast  # here, not at the top: ``import companion`` stays a few milliseconds
+
     spec = importlib.util.find_spec(module)
     if spec is None:
         raise ModuleNotFoundError(f"No module named {module!r}", name=module)
