@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 NODE_STAMP := node_modules/.installed
 NOTEBOOKS := $(shell find book -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' | sort)
 
-.PHONY: book book-student assignments test pytest doctest kernels nbval strict-book html-check pdf pdf-student pdf-check notebooks benchmark clean
+.PHONY: book book-student assignments floor-check test pytest doctest kernels nbval strict-book html-check pdf pdf-student pdf-check notebooks benchmark clean
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -132,6 +132,11 @@ notebooks: $(STAMP)
 	for nb in $(NOTEBOOKS); do \
 	  $(BIN)/jupyter nbconvert --to notebook --execute --inplace \
 	    --ExecutePreprocessor.timeout=600 "$$nb" || exit 1; done
+
+# The companion's wheel at the floor of its dependency ranges (pyproject.toml): a fresh environment with
+# numpy 1.25, scipy 1.11, scikit-learn 1.6 runs the doctests and the estimators' check suites (tests/floor_check.py).
+floor-check: $(STAMP)
+	$(BIN)/python tests/floor_check.py
 
 # Side-by-side timings (alternating, best of five) against floors, peers and baselines; writes
 # book/benchmarks.md. The peers (QuaPy, MAPIE, crepes) are optional and installed here only.

@@ -98,8 +98,7 @@ def build_wheel(root: Path, dest: Path) -> Path:
         source = Path(tmp, "source")
         shutil.copytree(root / "companion", source / "companion", ignore=shutil.ignore_patterns("__pycache__"))
         shutil.copy2(root / "pyproject.toml", source)
-        if (root / "LICENSE").is_file():  # setuptools puts it into the wheel's .dist-info (the student
-            shutil.copy2(root / "LICENSE", source)  # edition's copied sources have none: its metadata names it)
+        shutil.copy2(root / "LICENSE", source)  # setuptools puts it into the wheel's .dist-info
         out = Path(tmp, "wheel")
         run = subprocess.run(
             [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--quiet",

@@ -28,7 +28,7 @@ import yaml
 
 #: Files and folders of the project root that the build reads (the companion and its pins for the
 #: wheel of ``book/_ext/reader_code.py``).
-COPIED = ("_toc.yml", "references.bib", "pyproject.toml", "requirements.txt", "CITATION.cff", "companion", "book")
+COPIED = ("_toc.yml", "references.bib", "pyproject.toml", "requirements.txt", "CITATION.cff", "LICENSE", "companion", "book")
 IGNORED = shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints", "_ext", "*.ipynb")
 ANSWER_TAGS = ["answer", "remove-cell"]
 _FENCE = re.compile(r"^\s*(?P<fence>`{3,}|:{3,})\s*(?P<info>.*?)\s*$")

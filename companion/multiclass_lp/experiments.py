@@ -338,9 +338,9 @@ def exact_trajectory(k: int = 5, lam: float = 0.1, threshold: float = 0.004, p_v
     k = check_int(k, "k", minimum=2)
     lam, _ = check_lam(lam)
     p_values = _exponents(p_values)
-    cal = LpCalibrator(lam, threshold=threshold, record_states=True)  # checks the threshold
+    cal = LpCalibrator(lam, threshold=threshold, record_states=True)
     sc = book_multiclass_scenario(k)
-    cal.fit_exact(sc.atoms, sc.h_star, sc.weights)
+    cal.fit_exact(sc.atoms, sc.h_star, sc.weights)  # checks the threshold
     t = cal.trajectory_
     sq1, sq2, lp2 = [], [], []
     for step in range(cal.n_steps_):
