@@ -128,7 +128,8 @@ def companion_sides(binary: bool) -> dict:
     def conformal(label_conditional):
         def side(t):
             cp = WeightedConformalClassifier(t["model"], alpha=ALPHA, label_conditional=label_conditional)
-            return {"sets": cp.fit(t["X_cal"], t["y_cal"], t["X_target"]).predict_set(t["X_target"])}
+            target = () if label_conditional else (t["X_target"],)  # label-conditional sets need no weights
+            return {"sets": cp.fit(t["X_cal"], t["y_cal"], *target).predict_set(t["X_target"])}
         return side
 
     sides = {"companion prior": ("companion", "TargetPriorEstimator, MLLS after BCTS", prior)}

@@ -94,3 +94,47 @@ def test_the_page_runs_no_peer_and_measures_no_time(notebook):
     for module in ("quapy", "mapie", "crepes", "time", "timeit"):
         assert not re.search(rf"^\s*(import|from) {module}\b", code, re.M), module
     assert not re.search(r"perf_counter|%%?timeit", code)
+
+
+def _markdown(notebook) -> str:
+    return "\n".join("".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "markdown")
+
+
+def _book_labels() -> set[str]:
+    labels = set()
+    for path in (ROOT / "book").rglob("*"):
+        if path.suffix == ".ipynb":
+            text = "\n".join("".join(c["source"]) for c in json.loads(path.read_text(encoding="utf-8"))["cells"])
+        elif path.suffix == ".md":
+            text = path.read_text(encoding="utf-8")
+        else:
+            continue
+        labels |= set(re.findall(r"^:label:\s*(\S+)", text, re.M))
+        labels |= set(re.findall(r"^\(([^)\s]+)\)=", text, re.M))
+    return labels
+
+
+def test_every_reference_and_citation_on_the_page_has_a_target(notebook):
+    """A {ref}/{prf:ref}/{numref}/{eq} label must be defined in the book, a {cite} key in references.bib."""
+    text = _markdown(notebook)
+    labels = _book_labels()
+    keys = set(re.findall(r"^@\w+\{([^,\s]+),", (ROOT / "references.bib").read_text(encoding="utf-8"), re.M))
+    missing = []
+    for role, target in re.findall(r"\{(ref|prf:ref|numref|eq|cite:p|cite:t|cite)\}`([^`]*)`", text):
+        target = re.sub(r"^.*<(.*)>$", r"\1", target)  # {ref}`text <label>`
+        names = [t.strip() for t in target.split(",")] if role.startswith("cite") else [target.strip()]
+        pool = keys if role.startswith("cite") else labels
+        missing += [f"{role}:{name}" for name in names if name not in pool]
+    for target in re.findall(r"\{doc\}`([^`<]*)`", text):
+        assert any((ROOT / "book" / f"{target}{ext}").exists() for ext in (".md", ".ipynb")), target
+    assert not missing, missing
+
+
+def test_the_numbers_in_the_discussion_are_the_stored_ones(notebook):
+    """Every three-decimal number in 'What the tables say' is a measure of the stored file, as the tables print it."""
+    cell = next("".join(c["source"]) for c in notebook["cells"]
+                if c["cell_type"] == "markdown" and "What the tables say" in "".join(c["source"]))
+    printed = {f"{row[m]:.3f}" for task in STORED["tasks"].values() for row in task["rows"] for m in MEASURES if m in row}
+    quoted = re.findall(r"(?<![\d.])0\.\d{3}(?!\d)", cell)
+    assert quoted, "the discussion quotes the tables' numbers"
+    assert set(quoted) <= printed, sorted(set(quoted) - printed)
