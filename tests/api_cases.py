@@ -845,8 +845,8 @@ reg("label_shift_recalibration.recalibration.prior_correction", dict(z=Z, source
     dict(z=array(skip=("wrong_ndim",), out=(("entry_1.5", np.r_[1.5, Z[1:]]),)),  # any shape; priors broadcast
          source_prior=real(out=(0.0, 1.0, -0.1, 1.5), skip=("list",)), target_prior=real(out=(0.0, 1.0, -0.1, 1.5), skip=("list",))))
 reg("label_shift_recalibration.recalibration.cube_root_bins", dict(n=1000), dict(n=integer()))
-reg("label_shift_recalibration.recalibration.CompositeRecalibrator", dict(n_bins=3, target_prior=0.3),
-    dict(n_bins=integer(skip=("None",)), target_prior=real(out=(0.0, 1.0, -0.1, 1.5), skip=("None",))),
+reg("label_shift_recalibration.recalibration.CompositeRecalibrator", dict(n_bins=3, target_prior=0.3, ties="raise"),
+    dict(n_bins=integer(skip=("None",)), target_prior=real(out=(0.0, 1.0, -0.1, 1.5), skip=("None",)), ties=option()),
     make=_built_and_fitted("label_shift_recalibration", "CompositeRecalibrator", Z, Y))
 reg("label_shift_recalibration.recalibration.CompositeRecalibrator.fit", dict(z_source=Z, y_source=Y, y_target=Y[:12]),
     dict(z_source=SCORES_COL, y_source=labels(skip=("str_entries",)), y_target=labels(length=False)),  # any labels
@@ -1372,14 +1372,15 @@ LABELS_ANY = labels(skip=("str_entries", "wrong_ndim"))  # string labels are lab
 EST = obj(skip=("None",))  # a fitted classifier, or None for probability rows
 W_ARG = dataclasses.replace(option(), out=(("negative", [-1.0, 1.0, 1.0]), ("wrong_k", [1.0, 1.0]), ("all_zero", [0.0, 0.0, 0.0])))
 _PT = PROBS3[::-1].copy()  # the "target" rows of the valid calls
-reg(ES + "TargetPriorEstimator", dict(estimator=None, method="mlls", calibration="bcts", regularization=0.1),
-    dict(estimator=EST, method=option(), calibration=option(none_ok=True), regularization=real(out=(0.0, -1.0), skip=("None",))),
+reg(ES + "TargetPriorEstimator", dict(estimator=None, method="mlls", calibration="bcts", regularization=None, negative="clip"),
+    dict(estimator=EST, method=option(), calibration=option(none_ok=True), regularization=real(out=(0.0, -1.0), skip=("None",)),
+         negative=option()),
     make=_fitted_by(_est("TargetPriorEstimator"), PROBS3, Y3, _PT))
 reg(ES + "TargetPriorEstimator.fit", dict(X_source_cal=PROBS3, y_source_cal=Y3, X_target=_PT),
     dict(X_source_cal=ROWS, y_source_cal=LABELS_ANY, X_target=ROWS), make=lambda: _est("TargetPriorEstimator")())
 reg(ES + "LabelShiftCalibratedClassifier",
-    dict(estimator=None, method="bcts", prior="mlls", target_prior=np.array([0.2, 0.3, 0.5]), n_bins=3),
-    dict(estimator=EST, method=option(), prior=option(),
+    dict(estimator=None, method="bcts", prior="mlls", target_prior=np.array([0.2, 0.3, 0.5]), n_bins=3, ties="raise"),
+    dict(estimator=EST, method=option(), prior=option(), ties=option(),
          target_prior=array(skip=("None",), out=(("not_summing_to_1", [0.5, 0.5, 0.5]), ("negative", [-0.5, 0.5, 1.0]),
                                                  ("wrong_k", [0.5, 0.5]))),
          n_bins=integer(skip=("None",))),
@@ -1390,8 +1391,9 @@ reg(ES + "LabelShiftCalibratedClassifier.fit", dict(X_source_cal=PROBS3, y_sourc
 for _m in ("predict_proba", "predict"):
     reg(ES + "LabelShiftCalibratedClassifier." + _m, dict(X=PROBS3), dict(X=ROWS),
         make=lambda: _est("LabelShiftCalibratedClassifier")(method="bcts").fit(PROBS3, Y3, _PT))
-reg(ES + "WeightedConformalClassifier", dict(estimator=None, alpha=0.1, weights="mlls", label_conditional=False, score="lac"),
-    dict(estimator=EST, alpha=P01, weights=W_ARG, label_conditional=boolean(), score=option()),
+reg(ES + "WeightedConformalClassifier", dict(estimator=None, alpha=0.1, weights="mlls", label_conditional=False,
+                                            conformity_score="lac"),
+    dict(estimator=EST, alpha=P01, weights=W_ARG, label_conditional=boolean(), conformity_score=option()),
     make=_fitted_by(_est("WeightedConformalClassifier"), PROBS3, Y3, _PT))
 reg(ES + "WeightedConformalClassifier.fit", dict(X_cal=PROBS3, y_cal=Y3, X_target=_PT),
     dict(X_cal=ROWS, y_cal=LABELS_ANY, X_target=ROWS), make=lambda: _est("WeightedConformalClassifier")())

@@ -249,7 +249,8 @@ def test_weighted_conformal_covers_the_target(label, kwargs):
         kwargs = {"weights": sc.weights}
     cover = np.empty(reps)
     for r in range(reps):  # a loop over repetitions, each a fit on a fresh calibration sample
-        cp = WeightedConformalClassifier(model, alpha=alpha, **kwargs).fit(x_cal[r], y_cal[r], x_t[r])
+        target = x_t[r] if label == "mlls weights" else None  # X_target only to estimate the weights
+        cp = WeightedConformalClassifier(model, alpha=alpha, **kwargs).fit(x_cal[r], y_cal[r], target)
         cover[r] = cp.predict_set(x_t[r])[np.arange(n_test), y_t[r]].mean()
     mean, se = cover.mean(), cover.std(ddof=1) / np.sqrt(reps)
     COVERAGE[label] = (mean, se)
@@ -284,11 +285,11 @@ def test_weighted_and_label_conditional_thresholds_equal_the_book_functions(scor
     cal_scores = true_label_scores(conformal_scores(model.predict_proba(x_cal), score), y_cal)
     test_scores = conformal_scores(model.predict_proba(x_t), score)
     w = TargetPriorEstimator(model).fit(x_cal, y_cal, x_t).weights_
-    cp = WeightedConformalClassifier(model, alpha=0.1, score=score).fit(x_cal, y_cal, x_t)
+    cp = WeightedConformalClassifier(model, alpha=0.1, conformity_score=score).fit(x_cal, y_cal, x_t)
     np.testing.assert_array_equal(cp.weights_, w)
     np.testing.assert_array_equal(cp.thresholds_, weighted_thresholds(cal_scores, y_cal, w, 0.1))
     np.testing.assert_array_equal(cp.predict_set(x_t), prediction_sets(test_scores, cp.thresholds_))
-    lc = WeightedConformalClassifier(model, alpha=0.1, label_conditional=True, score=score).fit(x_cal, y_cal)
+    lc = WeightedConformalClassifier(model, alpha=0.1, label_conditional=True, conformity_score=score).fit(x_cal, y_cal)
     np.testing.assert_array_equal(lc.thresholds_, label_conditional_thresholds(cal_scores, y_cal, 0.1, n_classes=3))
     assert lc.weights_ is None
 
@@ -448,3 +449,162 @@ def test_sklearn_compatible_estimator(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         check(estimator)
+
+
+# ---------------------------------------------------------------------------
+# The referee's findings on issue 38 (each test fails on the code before the fix)
+# ---------------------------------------------------------------------------
+
+
+def _dirichlet_rows(k, n, seed=0):
+    rng = np.random.default_rng(seed)
+    probs = rng.dirichlet(np.ones(k), size=n)
+    return probs, np.array([rng.choice(k, p=row) for row in probs])
+
+
+def test_canonical_refuses_a_grid_that_cannot_separate_every_class():
+    # k = 10, n_bins = 7: floor(7^(1/9)) = 1 interval on most axes, classes 3-9 never separated (was silent)
+    probs, y = _dirichlet_rows(10, 2000)
+    with pytest.raises(ValueError, match=r"n_bins must be at least 2\^\(k-1\) = 512.*got 7"):
+        log_ratio_quantile_partition(probs, 7)
+    q = np.full(10, 0.1)
+    with pytest.raises(ValueError, match=r"n_bins \(default floor\(n\^\(1/3\)\) = 12 .*2\^\(k-1\) = 512.*method='bcts'"):
+        LabelShiftCalibratedClassifier(None, method="canonical", target_prior=q).fit(probs, y)
+    with pytest.raises(ValueError, match=r"^n_bins must be at least 2\^\(k-1\) = 4 .*k = 3"):
+        LabelShiftCalibratedClassifier(None, method="canonical", target_prior=np.full(3, 1 / 3), n_bins=3).fit(
+            *_dirichlet_rows(3, 600))
+    assert log_ratio_quantile_partition(_dirichlet_rows(3, 600)[0], 4).shape == (2, 2)
+
+
+def test_empty_cells_go_to_the_first_nearest_occupied_cell_in_c_order():
+    # log-ratios on {-1, 0, 1}^2 without the centre, each value a third of every axis: a 3 x 3 grid whose centre
+    # cell (C index 4) is empty; its four neighbours are equally near and the first in C order, (0, 1), wins
+    groups = [(a, b) for a in (-1, 0, 1) for b in (-1, 0, 1) if (a, b) != (0, 0)]
+    u = np.repeat(groups, [10 if a and b else 20 for a, b in groups], axis=0).astype(float)
+    probs = np.column_stack([np.ones(len(u)), np.exp(u)])
+    part = log_ratio_quantile_partition(probs / probs.sum(axis=1, keepdims=True), 9)
+    assert part.shape == (3, 3) and part.n_bins == 8
+    np.testing.assert_array_equal(part.cell_to_bin, [0, 1, 2, 3, 1, 4, 5, 6, 7])
+
+
+def _rounded_binary(seed=0):
+    # scores rounded to two decimals, as a scoring service returns them: ties, and zeros for the confident rows
+    X, y = make_classification(3000, n_features=6, n_informative=4, class_sep=3.0, random_state=seed)
+    model = LogisticRegression().fit(X[:1000], y[:1000])
+    x_cal, y_cal, x_new, y_new = X[1000:2000], y[1000:2000], X[2000:], y[2000:]
+    x_t = np.vstack([x_new[y_new == 0][:150], x_new[y_new == 1][:350]])
+    round2 = lambda x: (lambda p1: np.column_stack([1 - p1, p1]))(np.round(model.predict_proba(x)[:, 1], 2))  # noqa: E731
+    return round2(x_cal), y_cal, round2(x_t)
+
+
+def test_rounded_scores_merge_ties_and_errors_name_the_callers_arguments():
+    P_cal, y_cal, P_t = _rounded_binary()
+    n_bins = 80
+    assert np.any(P_cal == 0.0) and np.unique(P_cal[:, 1]).size < P_cal.shape[0]
+    with pytest.raises(ValueError, match=r"X_source_cal .*no sample point in bin .*ties=\"merge\""):
+        LabelShiftCalibratedClassifier(None, method="composite", n_bins=n_bins, prior="bbse").fit(P_cal, y_cal, P_t)
+    for method in ("composite", "canonical"):
+        clf = LabelShiftCalibratedClassifier(None, method=method, n_bins=n_bins, prior="bbse", ties="merge")
+        proba = clf.fit(P_cal, y_cal, P_t).predict_proba(P_t)
+        assert np.all(np.isfinite(proba)) and np.allclose(proba.sum(axis=1), 1.0)
+    merged = LabelShiftCalibratedClassifier(None, method="composite", n_bins=n_bins, prior="bbse", ties="merge")
+    merged.fit(P_cal, y_cal, P_t)
+    by_hand = UniformMassBinning(n_bins, ties="merge").fit(P_cal[:, 1], y_cal)
+    q1, p1 = merged.target_prior_[1], y_cal.mean()
+    np.testing.assert_allclose(merged.predict_proba(P_t)[:, 1], prior_correction(by_hand.predict(P_t[:, 1]), p1, q1))
+    canon = LabelShiftCalibratedClassifier(None, method="canonical", n_bins=n_bins, prior="bbse", ties="merge")
+    canon.fit(P_cal, y_cal, P_t)
+    np.testing.assert_allclose(canon.predict_proba(P_t), merged.predict_proba(P_t), atol=1e-12)  # same bins, same values
+    for make in (lambda: LabelShiftCalibratedClassifier(None, method="bcts", target_prior=[0.5, 0.5]).fit(P_cal, y_cal),
+                 lambda: TargetPriorEstimator().fit(P_cal, y_cal, P_t),
+                 lambda: WeightedConformalClassifier().fit(P_cal, y_cal, P_t)):
+        with pytest.raises(ValueError, match=r"X_source_cal have \d+ row\(s\) with a zero entry.*entries > 0.*"
+                                             r"calibration=None.*'bbse'.*clip"):
+            make()
+    assert TargetPriorEstimator(method="bbse").fit(P_cal, y_cal, P_t).target_prior_.shape == (2,)
+    with pytest.raises(ValueError, match=r"X_source_cal must hold at least 2 \* n_bins = 2000 rows"):
+        LabelShiftCalibratedClassifier(None, n_bins=1000, prior="bbse").fit(P_cal, y_cal, P_t)
+
+
+def test_composite_recalibrator_passes_ties_to_its_binning():
+    from companion.label_shift_recalibration.recalibration import CompositeRecalibrator
+
+    z = np.repeat([0.1, 0.2, 0.7, 0.9], [10, 10, 10, 10])
+    y = np.tile([0, 1], 20)
+    with pytest.raises(ValueError, match=r"ties=\"merge\""):
+        CompositeRecalibrator(8, target_prior=0.3).fit(z, y)
+    comp = CompositeRecalibrator(8, target_prior=0.3, ties="merge").fit(z, y)
+    assert comp.binning_.ties == "merge" and comp.values_.size == 4
+    assert clone(comp).get_params()["ties"] == "merge"
+
+
+def _negative_bbse():
+    # ten rows [0.8, 0.2] (labels 0 x 8, 1 x 2) and ten rows [0.2, 0.8] (1 x 8, 0 x 2); target rows all [0.9, 0.1]:
+    # C = [[0.34, 0.16], [0.16, 0.34]], C w = nu gives w = (29/9, -11/9) exactly, a negative weight for class 1
+    src = np.repeat([[0.8, 0.2], [0.2, 0.8]], 10, axis=0)
+    return src, np.repeat([0, 1, 1, 0], [8, 2, 8, 2]), np.tile([0.9, 0.1], (10, 1))
+
+
+def test_bbse_clipping_warns_and_the_negative_policy_is_a_parameter():
+    src, y, tgt = _negative_bbse()
+    with pytest.warns(UserWarning, match=r"weights of 1 class\(es\) were negative.*clipped"):
+        est = TargetPriorEstimator(method="bbse").fit(src, y, tgt)
+    np.testing.assert_allclose(est.diagnostics_["raw_weights"], [29 / 9, -11 / 9])
+    np.testing.assert_allclose(est.target_prior_, [1.0, 0.0])
+    with pytest.raises(ValueError, match="negative"):
+        TargetPriorEstimator(method="bbse", negative="raise").fit(src, y, tgt)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        kept = TargetPriorEstimator(method="bbse", negative="keep").fit(src, y, tgt)
+    np.testing.assert_allclose(kept.weights_, [29 / 9, -11 / 9])
+
+
+def test_composite_names_an_estimated_prior_on_the_boundary_and_the_others_accept_it():
+    src, y, tgt = _negative_bbse()  # BBSE clips the target prior to [1, 0]: a one-class target
+    with pytest.warns(UserWarning), pytest.raises(
+            ValueError, match=r"target prior estimated by prior='bbse' from X_target is \[1\.0, 0\.0\].*method='composite'"):
+        LabelShiftCalibratedClassifier(None, method="composite", prior="bbse", n_bins=2).fit(src, y, tgt)
+    for method in ("bcts", "canonical"):
+        with pytest.warns(UserWarning):
+            clf = LabelShiftCalibratedClassifier(None, method=method, prior="bbse", n_bins=2).fit(src, y, tgt)
+        np.testing.assert_allclose(clf.predict_proba(tgt)[:, 1], 0.0, atol=1e-12)
+
+
+def test_inputs_a_method_would_ignore_are_refused():
+    model, x_cal, y_cal, x_t = _binary_data()
+    for kwargs in ({"weights": np.ones(2)}, {"label_conditional": True}):
+        with pytest.raises(ValueError, match="X_target would be ignored"):
+            WeightedConformalClassifier(model, **kwargs).fit(x_cal, y_cal, x_t)
+    for kwargs, name in (({"method": "mlls", "regularization": 0.1}, "regularization"),
+                         ({"method": "bbse", "regularization": 0.1}, "regularization"),
+                         ({"method": "bbse", "calibration": None}, "calibration"),
+                         ({"method": "rlls", "calibration": "ts"}, "calibration"),
+                         ({"method": "mlls", "negative": "raise"}, "negative")):
+        with pytest.raises(ValueError, match=rf"^{name}=.* is used only by method="):
+            TargetPriorEstimator(model, **kwargs).fit(x_cal, y_cal, x_t)
+    TargetPriorEstimator(model, method="rlls", regularization=0.1).fit(x_cal, y_cal, x_t)  # its own parameter
+
+
+def test_the_conformity_score_parameter_does_not_shadow_a_score_method():
+    cp = WeightedConformalClassifier(conformity_score="rho")
+    assert "score" not in cp.get_params() and cp.get_params()["conformity_score"] == "rho"
+    assert not isinstance(getattr(cp, "score", None), str)  # GridSearchCV without scoring calls estimator.score
+
+
+def test_docstrings_state_the_conditions_of_the_guarantees():
+    import companion.estimators as mod
+    from companion.multiclass_lp.baselines import TemperatureScaling
+
+    assert "sample_weight" in mod.__doc__ and "target_prior" in mod.__doc__  # CV estimates the source risk; X_target sliced
+    assert "calibrated on the source" in TargetPriorEstimator.__doc__  # MLLS's consistency condition
+    assert "approximate" in WeightedConformalClassifier.__doc__  # coverage with estimated weights
+    assert "54.6" in TemperatureScaling.__doc__
+
+
+def test_temperature_scaling_returns_the_bound_on_uninformative_scores():
+    # documented behaviour: the search stops at log T = 4 (T = e^4 = 54.6), silently
+    from companion.multiclass_lp.baselines import TemperatureScaling
+
+    probs, _ = _dirichlet_rows(3, 3000, seed=2)
+    y = np.random.default_rng(3).integers(0, 3, 3000)  # labels independent of the scores
+    assert TemperatureScaling().fit(probs, y).temperature_ == pytest.approx(np.exp(4.0), rel=1e-6)

@@ -177,12 +177,18 @@ def log_ratio_quantile_partition(probs, n_bins: int) -> LogRatioGridPartition:
     r"""A data-driven partition of the simplex for :math:`k \ge 2` classes: quantiles of the log-ratios :math:`\log(z_j/z_0)`.
 
     The coordinates are the :math:`k - 1` contrasts :math:`u_j = \log(z_j / z_0)`,
-    :math:`j = 1, \dots, k-1` (class 0, the first column, is the reference), so
+    :math:`j = 1, \dots, k-1` (class 0, the first column, is the reference; the
+    axes are cut in column order, axis ``j - 1`` for column ``j``), so
     the partition is a :class:`LogRatioGridPartition`.  ``n_bins`` is split
     across the :math:`k - 1` axes as evenly as possible: every axis gets
     :math:`m = \lfloor n_{\text{bins}}^{1/(k-1)}\rfloor` intervals, and the first
     axes one more while the product stays at most ``n_bins`` (10 bins for
-    :math:`k = 3`: a 3 x 3 grid; 12: 4 x 3).  The cut points of axis
+    :math:`k = 3`: a 3 x 3 grid; 12: 4 x 3).  Every axis needs two intervals
+    at least, or its class would never be separated from class 0: ``n_bins``
+    must be at least :math:`2^{k-1}` (refused otherwise), and the grid's
+    :math:`m^{k-1}` cells need enough fitting points each, so the partition
+    serves a few classes (for many classes, e.g. ten, use a scaling such as
+    BCTS instead).  The cut points of axis
     :math:`j` with :math:`m_j` intervals are the order statistics
     :math:`u_{j,(\lfloor n b / m_j\rfloor)}`, :math:`b = 1, \dots, m_j - 1`, of
     the rows of ``probs`` (the rule of :func:`uniform_mass_partition` on each
@@ -190,9 +196,10 @@ def log_ratio_quantile_partition(probs, n_bins: int) -> LogRatioGridPartition:
     axis's intervals hold about :math:`n / m_j` of the rows.  The grid's cells
     need not hold equal mass (the contrasts are dependent), and a cell may
     hold no row of ``probs``; such a cell is merged into the nearest cell that
-    holds one (distance between the grid indices; the bins are numbered in C
-    order of their occupied cells), so canonical binning fitted on ``probs``
-    has no empty bin.  For :math:`k = 2` it is uniform-mass binning of the
+    holds one (Euclidean distance between the grid indices; among equally near
+    occupied cells, the first in C order, i.e. the one with the lowest bin
+    number; the bins are numbered in C order of their occupied cells), so
+    canonical binning fitted on ``probs`` has no empty bin.  For :math:`k = 2` it is uniform-mass binning of the
     logit (the same bins as :func:`uniform_mass_partition` up to the
     placement of the edges).
 
@@ -202,7 +209,7 @@ def log_ratio_quantile_partition(probs, n_bins: int) -> LogRatioGridPartition:
         Rows of the simplex with every entry positive (the fitting sample,
         e.g. a classifier's probabilities on the source calibration set).
     n_bins : int
-        Largest number of bins; at least ``2 * n_bins`` rows are needed.
+        Largest number of bins, at least :math:`2^{k-1}`; at least ``2 * n_bins`` rows are needed.
 
     Returns
     -------
@@ -224,6 +231,10 @@ def log_ratio_quantile_partition(probs, n_bins: int) -> LogRatioGridPartition:
     p = as_simplex_rows(probs, "probs")
     n_bins = check_int(n_bins, "n_bins")
     n, k = p.shape
+    if n_bins < 2 ** (k - 1):
+        raise ValueError(f"n_bins must be at least 2^(k-1) = {2 ** (k - 1)} for k = {k} classes (two intervals on each "
+                         f"of the k - 1 log-ratio axes; with fewer, some class is never separated from class 0), got "
+                         f"{n_bins}; for many classes use a scaling (BCTS) instead of canonical binning")
     if n < 2 * n_bins:
         raise ValueError(f"probs must hold at least 2 * n_bins = {2 * n_bins} rows, got {n}")
     if np.any(p <= 0.0):
@@ -238,12 +249,13 @@ def log_ratio_quantile_partition(probs, n_bins: int) -> LogRatioGridPartition:
     grid = LogRatioGridPartition(contrasts, edges)
     occupied = np.flatnonzero(np.bincount(grid.assign(p), minlength=grid.n_bins))
     cells = np.column_stack(np.unravel_index(np.arange(grid.n_bins), grid.shape))
-    if occupied.size == grid.n_bins:
-        cell_to_bin = np.arange(grid.n_bins)
-    else:
-        from scipy.spatial import cKDTree
-
-        cell_to_bin = cKDTree(cells[occupied]).query(cells)[1]  # empty cells: the nearest occupied one
+    cell_to_bin = np.zeros(grid.n_bins, dtype=np.int64)  # occupied cells: their rank in C order
+    cell_to_bin[occupied] = np.arange(occupied.size)
+    empty = np.setdiff1d(np.arange(grid.n_bins), occupied)
+    for start in range(0, empty.size, 256):  # empty cells: the nearest occupied one, the first in C order on ties
+        block = empty[start:start + 256]
+        d2 = ((cells[block, None, :] - cells[None, occupied, :]) ** 2).sum(axis=2)
+        cell_to_bin[block] = np.argmin(d2, axis=1)
     return _QuantileLogRatioPartition(contrasts, edges, cell_to_bin.astype(np.int64))
 
 

@@ -186,7 +186,7 @@ def _check_no_empty_bin(counts: np.ndarray, edges: np.ndarray) -> None:
         empty = int(np.flatnonzero(counts == 0)[0])
         raise ValueError(
             f"z has no sample point in bin {empty} (edges {edges[empty]:.6g}, {edges[empty + 1]:.6g}), "
-            "so the bin's mean (eq. (9)) is undefined; use fewer bins (tied scores on an edge empty a bin)"
+            "so the bin's mean (eq. (9)) is undefined; use fewer bins or ties=\"merge\" (tied scores on an edge empty a bin)"
         )
 
 

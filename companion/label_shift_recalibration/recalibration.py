@@ -197,6 +197,10 @@ class CompositeRecalibrator(RegressorMixin, BaseEstimator):
     target_prior : float, optional
         :math:`Q[Y = \text{classes\_}[1]]` in [1e-100, 1), used when ``fit``
         gets no ``y_target`` (give one of the two, not both).
+    ties : {"raise", "merge"}, default "raise"
+        Passed to the source :class:`UniformMassBinning`: tied scores (e.g.
+        rounded to two decimals) that leave a bin empty are refused, or their
+        edges are merged (fewer bins).
 
     Attributes
     ----------
@@ -229,9 +233,10 @@ class CompositeRecalibrator(RegressorMixin, BaseEstimator):
     (array([0.1429, 0.4   ]), ['no', 'yes'])
     """
 
-    def __init__(self, n_bins: int | None = None, target_prior: float | None = None):
+    def __init__(self, n_bins: int | None = None, target_prior: float | None = None, ties: str = "raise"):
         self.n_bins = n_bins
         self.target_prior = target_prior
+        self.ties = ties
 
     def fit(self, z_source, y_source, y_target=None) -> "CompositeRecalibrator":
         """Fit on source scores and labels, and the target labels or the ``target_prior`` parameter (``alg-ls-composite``)."""
@@ -244,7 +249,7 @@ class CompositeRecalibrator(RegressorMixin, BaseEstimator):
         check_same_length(z_source=z_source, y_source=codes)
         n_bins = cube_root_bins(z_source.size) if n_bins is None else n_bins
         _check_enough_samples(z_source.size, n_bins, "z_source")
-        self.binning_ = UniformMassBinning(n_bins).fit(z_source, codes)  # step 1: h_P, bin means theta_I
+        self.binning_ = UniformMassBinning(n_bins, ties=self.ties).fit(z_source, codes)  # step 1: h_P, bin means theta_I
         self.source_prior_ = _class_prior(codes, "y_source")  # step 2: p_1 and q_1, the weights of eq. (16)
         if y_target is not None:
             self.target_prior_ = _class_prior(_binary_codes(y_target, "y_target", classes)[0], "y_target", classes)

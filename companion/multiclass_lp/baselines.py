@@ -55,7 +55,11 @@ class TemperatureScaling(_RowRecalibrator):
     r"""Temperature scaling (Guo et al.): :math:`g(u) = \mathrm{softmax}(\log u / T)`, T by maximum likelihood.
 
     A scikit-learn transformer of probability rows (``fit(probs, y)``, ``transform`` = ``predict``).
-    The temperature is searched over :math:`\log T \in [-4, 4]` (bounded Brent, ``xatol`` 1e-8).
+    The temperature is searched over :math:`\log T \in [-4, 4]` (bounded Brent, ``xatol`` 1e-8),
+    i.e. :math:`T \in [e^{-4}, e^{4}] \approx [0.018, 54.6]`.  An optimum outside that range is
+    returned as the bound, without a warning: scores that carry no information about ``y`` give
+    :math:`T \approx e^{4}` (rows flattened almost to uniform), so compare ``temperature_`` with
+    :math:`e^{\pm 4}` before trusting it.
 
     Attributes
     ----------
