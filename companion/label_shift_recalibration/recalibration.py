@@ -252,7 +252,8 @@ class CompositeRecalibrator(RegressorMixin, BaseEstimator):
         self.binning_ = UniformMassBinning(n_bins, ties=self.ties).fit(z_source, codes)  # step 1: h_P, bin means theta_I
         self.source_prior_ = _class_prior(codes, "y_source")  # step 2: p_1 and q_1, the weights of eq. (16)
         if y_target is not None:
-            self.target_prior_ = _class_prior(_binary_codes(y_target, "y_target", classes)[0], "y_target", classes)
+            target_codes = _binary_codes(y_target, "y_target (read against the classes of y_source)", classes)[0]
+            self.target_prior_ = _class_prior(target_codes, "y_target", classes)
         else:
             prior = as_probabilities(self.target_prior, "target_prior", ndim=0, open_interval=True)
             if prior < _MIN_PRIOR:
