@@ -48,8 +48,8 @@ def main(work: Path) -> None:
     print(run(python, "-m", "pytest", "-p", "no:cacheprovider", "--doctest-modules", "-q", *modules, cwd=work)
           .strip().splitlines()[-1])
     suites = sorted((ROOT / "tests").glob("test_estimator_checks_*.py"))
-    for suite in suites:  # copied out of the repository: its conftest and sources stay out of reach
-        (work / suite.name).write_text(suite.read_text(encoding="utf-8"), encoding="utf-8")
+    for suite in [*suites, ROOT / "tests" / "sklearn_checks.py"]:  # copied out of the repository: its conftest
+        (work / suite.name).write_text(suite.read_text(encoding="utf-8"), encoding="utf-8")  # and sources stay out of reach
     print(run(python, "-m", "pytest", "-p", "no:cacheprovider", "-q", *[s.name for s in suites], cwd=work)
           .strip().splitlines()[-1])
     print(f"floor-check: passed at numpy {versions[0]}, scipy {versions[1]}, scikit-learn {versions[2]}")

@@ -19,7 +19,7 @@ from sklearn.metrics import brier_score_loss, make_scorer
 from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer
-from sklearn.utils.estimator_checks import parametrize_with_checks
+from sklearn_checks import sklearn_checks
 
 from companion.calibration_sharpness import EqualWidthBinning, UniformMassBinning
 from companion.multiclass_lp import ClasswiseBinning, LpCalibrator, TemperatureScaling, TopLabelBinning
@@ -81,7 +81,7 @@ ESTIMATORS = [
 ]
 
 
-@parametrize_with_checks(ESTIMATORS, expected_failed_checks=expected_failures)
+@sklearn_checks(ESTIMATORS, expected_failed_checks=expected_failures)
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)
 

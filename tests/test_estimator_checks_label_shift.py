@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
-from sklearn.utils.estimator_checks import parametrize_with_checks
+from sklearn_checks import sklearn_checks
 
 from companion.binning_label_shift import (
     CanonicalBinning,
@@ -78,7 +78,7 @@ ESTIMATORS = [
 ]
 
 
-@parametrize_with_checks(ESTIMATORS, expected_failed_checks=_expected_failures)
+@sklearn_checks(ESTIMATORS, expected_failed_checks=_expected_failures)
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
 

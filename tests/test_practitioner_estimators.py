@@ -26,7 +26,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
-from sklearn.utils.estimator_checks import parametrize_with_checks
+from sklearn_checks import sklearn_checks
 
 from companion.binning_label_shift.canonical_binning import (
     LabelShiftCanonicalBinning,
@@ -443,8 +443,8 @@ def _expected_failed_checks(estimator):
     return EXPECTED_FAILURES[type(estimator).__name__]
 
 
-@parametrize_with_checks([TargetPriorEstimator(), LabelShiftCalibratedClassifier(method="bcts"),
-                          WeightedConformalClassifier(weights=np.ones(2))], expected_failed_checks=_expected_failed_checks)
+@sklearn_checks([TargetPriorEstimator(), LabelShiftCalibratedClassifier(method="bcts"),
+                 WeightedConformalClassifier(weights=np.ones(2))], expected_failed_checks=_expected_failed_checks)
 def test_sklearn_compatible_estimator(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
