@@ -302,11 +302,11 @@ class UniformMassBinning(_HistogramBinning):
 
     Attributes
     ----------
-    edges_ : ndarray of shape (n_bins_ + 1,)
+    edges_ : ndarray of shape (``n_bins_ + 1``,)
         The edges ``0 = u_0 <= u_1 <= ... <= u_B = 1``.
-    counts_ : ndarray of shape (n_bins_,)
+    counts_ : ndarray of shape (``n_bins_``,)
         The number of fitting points in each bin.
-    values_ : ndarray of shape (n_bins_,)
+    values_ : ndarray of shape (``n_bins_``,)
         The bin means :math:`\hat\theta_I` (eq. (9)), frequencies of ``classes_[1]``.
     n_bins_ : int
         The number of fitted bins: ``n_bins``, or fewer with ``ties="merge"``.
