@@ -79,8 +79,6 @@ class ScalingCalibrator(TransformerMixin, BaseEstimator, auto_wrap_output_keys=N
         The fitted :math:`b`, with ``b[0] = 0`` (the softmax is unchanged by a common shift of :math:`b`).
     nll_ : float
         The minimised mean negative log-likelihood on the fitting sample.
-    temperature_ : float
-        :math:`T = 1/a` for the scalar-slope calibrators (``ts``, ``bcts``).
     classes_ : numpy.ndarray
         Labels of the columns.
     n_features_in_ : int
@@ -130,7 +128,7 @@ class ScalingCalibrator(TransformerMixin, BaseEstimator, auto_wrap_output_keys=N
 
     @property
     def temperature_(self) -> float:
-        """:math:`T = 1/a` for the scalar-slope calibrators (``ts``, ``bcts``)."""
+        """Fitted attribute: :math:`T = 1/a` for the scalar-slope calibrators (``ts``, ``bcts``)."""
         check_is_fitted(self, "slope_")
         if self.slope_.size != 1:
             raise ValueError("temperature_ is defined for ts and bcts only (vector scaling has one slope per class)")
