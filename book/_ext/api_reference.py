@@ -102,15 +102,9 @@ def _scan(app, env, docnames):
     env.companion_chapter_code = _chapter_code(app)
 
 
-def _skip_metadata_requests(app, what, name, obj, skip, options):
-    """Leave out scikit-learn's generated ``set_fit_request``-style methods (metadata routing, not the book's)."""
-    return True if re.fullmatch(r"set_\w+_request", name) else None
-
-
 def setup(app):
     app.add_directive("api-topics", ApiTopics)
     app.connect("env-before-read-docs", _scan)
-    app.connect("autodoc-skip-member", _skip_metadata_requests)
     app.connect("autodoc-process-docstring", _link_references)
     app.connect("autodoc-process-docstring", _used_in)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
