@@ -22,7 +22,6 @@
 from __future__ import annotations
 
 import posixpath
-from pathlib import Path
 
 from docutils import nodes
 from sphinx.util.osutil import relative_uri
@@ -51,8 +50,8 @@ def _images_link_full_size(app, doctree, docname):
 
 
 def _appendix_tables_fit(app, doctree, docname):
-    """Mark the tables of a page written in Markdown (every page but the chapters' notebooks) ``fit-column``."""
-    if Path(app.env.doc2path(docname)).suffix != ".ipynb":
+    """Mark the tables of every page that is not a chapter (``book/ch*``) ``fit-column``."""
+    if not docname.startswith("book/ch"):
         for table in doctree.findall(nodes.table):
             table["classes"].append("fit-column")
 
