@@ -2,11 +2,13 @@
 
 import itertools
 import math
+import warnings
 from collections import defaultdict
 
 import numpy as np
 import pytest
 from scipy.optimize import minimize
+from sklearn.exceptions import ConvergenceWarning
 
 from companion.multiclass_lp import (
     as_probability_rows,
@@ -665,6 +667,22 @@ def test_baselines_output_distributions_and_temperature_is_recovered():
         TemperatureScaling().predict(probs)
     with pytest.raises(ValueError, match="n_bins"):
         ClasswiseBinning(0).fit(probs, y)
+
+
+def test_temperature_scaling_warns_when_the_optimum_lies_beyond_its_range():
+    """Each label is its row's least likely class: flattening a row raises its smallest entry, so every
+    row's likelihood rises towards T = infinity, the search ends at e^4 and warns; on an informative
+    sample it does not."""
+    probs = np.random.default_rng(5).dirichlet(np.ones(3), size=4000)
+    y = probs.argmin(axis=1)
+    with pytest.warns(ConvergenceWarning, match="end of its range"):
+        ts = TemperatureScaling().fit(probs, y)
+    assert ts.temperature_ == pytest.approx(math.exp(4.0), rel=1e-3)
+    sc = MulticlassScenario(3, n_atoms=500, temperature=0.5, class_offsets=np.zeros(3), seed=2)
+    probs, y = sc.sample(5000, 1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        assert 1.0 < TemperatureScaling().fit(probs, y).temperature_ < 4.0
 
 
 # ---------------------------------------------------------------------------

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 from scipy.optimize import minimize_scalar
 from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 from .._checks import check_int, check_same_length
@@ -56,10 +58,9 @@ class TemperatureScaling(_RowRecalibrator):
 
     A scikit-learn transformer of probability rows (``fit(probs, y)``, ``transform`` = ``predict``).
     The temperature is searched over :math:`\log T \in [-4, 4]` (bounded Brent, ``xatol`` 1e-8),
-    i.e. :math:`T \in [e^{-4}, e^{4}] \approx [0.018, 54.6]`.  An optimum outside that range is
-    returned as the bound, without a warning: scores that carry no information about ``y`` give
-    :math:`T \approx e^{4}` (rows flattened almost to uniform), so compare ``temperature_`` with
-    :math:`e^{\pm 4}` before trusting it.
+    i.e. :math:`T \in [e^{-4}, e^{4}] \approx [0.018, 54.6]`.  When the likelihood is still falling at
+    an end of that range (scores that carry no information about ``y`` push :math:`T` up, rows
+    flattened almost to uniform), ``fit`` returns the end and says so with a ``ConvergenceWarning``.
 
     Attributes
     ----------
@@ -92,6 +93,10 @@ class TemperatureScaling(_RowRecalibrator):
 
         res = minimize_scalar(nll, bounds=(-4.0, 4.0), method="bounded", options={"xatol": 1e-8})
         self.temperature_ = float(math.exp(res.x))
+        if abs(res.x) > 4.0 - 1e-4:
+            warnings.warn(f"the temperature's maximum-likelihood search stopped at the end of its range, "
+                          f"temperature_ = {self.temperature_:.4g} = e^{res.x:+.0f}: the optimum lies beyond it "
+                          f"(scores with no information about y push T up)", ConvergenceWarning, stacklevel=2)
         return self
 
     def predict(self, probs) -> np.ndarray:
