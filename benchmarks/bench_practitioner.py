@@ -54,14 +54,18 @@ TARGET_PRIOR = np.array([0.05, 0.05, 0.06, 0.07, 0.08, 0.09, 0.11, 0.13, 0.16, 0
 BINARY_TARGET_PRIOR = np.array([0.8, 0.2])  # digits 0-4, digits 5-9
 ROUNDS = 15  # the sides take milliseconds: more rounds than the harness's five
 # each companion step against the peers' sides doing the same step (rows of the benchmarks page)
-PAIRS = {"companion prior": ["quapy emq-bcts", "quapy emq", "quapy pacc"],
-         "companion composite": ["sklearn sigmoid", "quapy emq-bcts"],
-         "companion bcts": ["sklearn temperature", "quapy emq-bcts"],
-         "companion weighted sets": ["mapie split"],
-         "companion label-conditional sets": ["crepes class-conditional"]}
-notes = ["The rows *use in your project* time the steps of {doc}`use_in_your_project` on its data; every side's "
-         "numbers and times are in `benchmarks/practitioner.json`, which that page reads (re-execute it after "
-         "`make benchmark`)."]
+#: Each companion side -> (its row's name on the benchmarks page, the peers it is timed against).  The
+#: names say the step in words: a class name such as LabelShiftCalibratedClassifier does not wrap, and
+#: the page's table must fit the column (tests/built_book/test_browser.py).
+PAIRS = {"companion prior": ("target prior, MLLS after BCTS", ["quapy emq-bcts", "quapy emq", "quapy pacc"]),
+         "companion composite": ('recalibrated, method "composite"', ["sklearn sigmoid", "quapy emq-bcts"]),
+         "companion bcts": ('recalibrated, method "bcts"', ["sklearn temperature", "quapy emq-bcts"]),
+         "companion weighted sets": ("prediction sets, MLLS weights", ["mapie split"]),
+         "companion label-conditional sets": ("prediction sets, label-conditional", ["crepes class-conditional"])}
+notes = ["The rows *use in your project* time the steps of {doc}`use_in_your_project` on its data (the target "
+         "prior: `TargetPriorEstimator`; recalibrated: `LabelShiftCalibratedClassifier`; prediction sets: "
+         "`WeightedConformalClassifier`); every side's numbers and times are in `benchmarks/practitioner.json`, "
+         "which that page reads (re-execute it after `make benchmark`)."]
 LIBRARIES = ("companion", "scikit-learn", "QuaPy", "MAPIE", "crepes")
 DISTRIBUTIONS = {"scikit-learn": "scikit-learn", "QuaPy": "QuaPy", "MAPIE": "MAPIE", "crepes": "crepes"}
 MODULES = {"scikit-learn": "sklearn", "QuaPy": "quapy", "MAPIE": "mapie", "crepes": "crepes"}
@@ -189,7 +193,7 @@ def peer_sides(binary: bool) -> dict:
             m = SplitConformalClassifier(t["model"], confidence_level=1 - ALPHA, conformity_score="lac", prefit=True)
             return {"sets": m.conformalize(t["X_cal"], t["y_cal"]).predict_set(t["X_target"])[1][:, :, 0]}
 
-        sides["mapie split"] = ("MAPIE", "SplitConformalClassifier, LAC score", mapie_side)
+        sides["mapie split"] = ("MAPIE", "SplitConformalClassifier (LAC score)", mapie_side)
     else:
         sides["mapie"] = ("MAPIE", "not installed", None)
     if available("crepes"):
@@ -240,9 +244,9 @@ def run_task(binary: bool, rounds: int = ROUNDS) -> tuple[dict, list]:
                      "time": times[name]})
     size = f"n_cal = {N_CAL}, n_target = {N_TARGET}, k = {2 if binary else 10}"
     harness_rows = []
-    for ours, theirs in PAIRS.items():
+    for ours, (step, theirs) in PAIRS.items():
         for other in (p for p in theirs if p in times and ours in times):
-            harness_rows.append(Row(f"use in your project: {sides[ours][1]}", size, times[ours],
+            harness_rows.append(Row(f"use in your project: {step}", size, times[ours],
                                     f"{sides[other][0]} {sides[other][1]}", "peer", times[other], load))
     return {"true_prior": t["true_prior"].tolist(), "load": load, "rows": rows}, harness_rows
 
