@@ -678,6 +678,9 @@ def test_temperature_scaling_warns_when_the_optimum_lies_beyond_its_range():
     with pytest.warns(ConvergenceWarning, match="end of its range"):
         ts = TemperatureScaling().fit(probs, y)
     assert ts.temperature_ == pytest.approx(math.exp(4.0), rel=1e-3)
+    flat = np.random.default_rng(5).dirichlet(np.full(3, 2000.0), size=2000)  # rows within a few % of uniform
+    with pytest.warns(ConvergenceWarning, match="far too flat"):  # labels = each row's argmax: sharpen without end
+        assert TemperatureScaling().fit(flat, flat.argmax(axis=1)).temperature_ == pytest.approx(math.exp(-4.0), rel=1e-3)
     sc = MulticlassScenario(3, n_atoms=500, temperature=0.5, class_offsets=np.zeros(3), seed=2)
     probs, y = sc.sample(5000, 1)
     with warnings.catch_warnings():

@@ -94,9 +94,10 @@ class TemperatureScaling(_RowRecalibrator):
         res = minimize_scalar(nll, bounds=(-4.0, 4.0), method="bounded", options={"xatol": 1e-8})
         self.temperature_ = float(math.exp(res.x))
         if abs(res.x) > 4.0 - 1e-4:
+            why = "scores with no information about y push T up" if res.x > 0 else "the scores are far too flat"
             warnings.warn(f"the temperature's maximum-likelihood search stopped at the end of its range, "
                           f"temperature_ = {self.temperature_:.4g} = e^{res.x:+.0f}: the optimum lies beyond it "
-                          f"(scores with no information about y push T up)", ConvergenceWarning, stacklevel=2)
+                          f"({why})", ConvergenceWarning, stacklevel=2)
         return self
 
     def predict(self, probs) -> np.ndarray:
